@@ -1,0 +1,48 @@
+/* Shared bits of the in-VM test helpers: errno names, number parsing. */
+#ifndef VT_COMMON_H
+#define VT_COMMON_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "EEXIST" for EEXIST; shell tests compare these names as strings. */
+static inline const char *errname(int e)
+{
+	static char buf[16];
+	const char *n = strerrorname_np(e);
+
+	if (n)
+		return n;
+	snprintf(buf, sizeof(buf), "E%d", e);
+	return buf;
+}
+
+static inline void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+/* Parse a non-negative integer (decimal, 0x hex or 0 octal) or die. */
+static inline unsigned long long parse_u64(const char *s, const char *what)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-')
+		die("invalid %s: '%s'", what, s);
+	return v;
+}
+
+#endif

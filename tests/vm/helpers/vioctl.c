@@ -1,0 +1,244 @@
+/*
+ * vioctl: issue the fs-verity ioctls and the system calls around them the
+ * way the tests need, printing "OK" or the errno NAME (EEXIST, ETXTBSY, ...)
+ * so that shell tests compare strings.  Exit status: 0 on success, 1 when
+ * the call failed (the errno name is printed), 2 on usage errors.
+ *
+ *   vioctl enable FILE           FS_IOC_ENABLE_VERITY, fd O_RDONLY, arg NULL
+ *   vioctl enable-arg FILE [N]   same with the (reserved) argument N (1)
+ *   vioctl enable-rw FILE        same through an fd opened O_RDWR
+ *   vioctl measure FILE [SIZE]   FS_IOC_MEASURE_VERITY with digest_size SIZE
+ *                                (default 64); prints ALG:HEX
+ *   vioctl measure-efault FILE   FS_IOC_MEASURE_VERITY with an unmapped pointer
+ *   vioctl flags FILE            FS_IOC_GETFLAGS: "verity 0xFLAGS" or "- 0xFLAGS"
+ *   vioctl statx FILE            STATX_ATTR_VERITY: "verity SIZE", "- SIZE",
+ *                                or "unsupported SIZE" (bit not in the mask)
+ *   vioctl open FILE MODE        open(2); MODE r w rw trunc rtrunc append
+ *   vioctl truncate FILE LEN     truncate(2)
+ *   vioctl hold MODE FILE CMD... keep FILE open while CMD runs, exit with its
+ *                                status; MODE w (O_WRONLY fd), rw (O_RDWR fd),
+ *                                r (O_RDONLY fd), mmap (a shared writable
+ *                                mapping, the fd itself closed)
+ */
+#include "common.h"
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <linux/fsverity.h>	/* the project's UAPI, tools/uapi */
+
+#ifndef STATX_ATTR_VERITY
+#define STATX_ATTR_VERITY 0x00100000
+#endif
+#ifndef FS_VERITY_FL
+#define FS_VERITY_FL 0x00100000
+#endif
+
+static int report(int rc)
+{
+	if (rc < 0) {
+		printf("%s\n", errname(errno));
+		return 1;
+	}
+	printf("OK\n");
+	return 0;
+}
+
+static int open_or_report(const char *path, int flags)
+{
+	int fd = open(path, flags | O_NOCTTY);
+
+	if (fd < 0) {
+		printf("open:%s\n", errname(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+static const char *alg_name(unsigned int alg)
+{
+	static char buf[16];
+
+	switch (alg) {
+	case FS_VERITY_ALG_SHA256: return "sha256";
+	case FS_VERITY_ALG_SHA512: return "sha512";
+	case FS_VERITY_ALG_CRC32C: return "crc32c";
+	}
+	snprintf(buf, sizeof(buf), "alg%u", alg);
+	return buf;
+}
+
+static int do_enable(const char *path, int flags, unsigned long arg)
+{
+	/* O_NONBLOCK: a fifo must not wait for a writer; no effect on files */
+	int fd = open_or_report(path, flags | O_NONBLOCK);
+
+	return report(ioctl(fd, FS_IOC_ENABLE_VERITY, arg));
+}
+
+static int do_measure(const char *path, unsigned int size)
+{
+	struct fsverity_digest *d;
+	int fd = open_or_report(path, O_RDONLY);
+	unsigned int i;
+
+	d = calloc(1, sizeof(*d) + (size > 256 ? size : 256));
+	if (!d)
+		die("out of memory");
+	d->digest_size = size;
+	if (ioctl(fd, FS_IOC_MEASURE_VERITY, d) < 0) {
+		printf("%s\n", errname(errno));
+		return 1;
+	}
+	if (d->digest_size > size) {
+		printf("BADSIZE %u > %u\n", d->digest_size, size);
+		return 1;
+	}
+	printf("%s:", alg_name(d->digest_algorithm));
+	for (i = 0; i < d->digest_size; i++)
+		printf("%02x", d->digest[i]);
+	printf("\n");
+	return 0;
+}
+
+static int do_measure_efault(const char *path)
+{
+	int fd = open_or_report(path, O_RDONLY);
+	long ps = sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, ps, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap: %s", errname(errno));
+	munmap(p, ps);		/* now an address that is certainly unmapped */
+	return report(ioctl(fd, FS_IOC_MEASURE_VERITY, p));
+}
+
+static int do_flags(const char *path)
+{
+	int fd = open_or_report(path, O_RDONLY | O_NONBLOCK);
+	int flags = 0;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0) {
+		printf("%s\n", errname(errno));
+		return 1;
+	}
+	printf("%s 0x%08x\n", (flags & FS_VERITY_FL) ? "verity" : "-", flags);
+	return 0;
+}
+
+static int do_statx(const char *path)
+{
+	struct statx stx;
+
+	if (statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &stx) < 0) {
+		printf("%s\n", errname(errno));
+		return 1;
+	}
+	printf("%s %llu\n",
+	       !(stx.stx_attributes_mask & STATX_ATTR_VERITY) ? "unsupported" :
+	       (stx.stx_attributes & STATX_ATTR_VERITY) ? "verity" : "-",
+	       (unsigned long long)stx.stx_size);
+	return 0;
+}
+
+static int mode_flags(const char *mode)
+{
+	static const struct { const char *name; int flags; } modes[] = {
+		{ "r", O_RDONLY }, { "w", O_WRONLY }, { "rw", O_RDWR },
+		{ "trunc", O_WRONLY | O_TRUNC }, { "rtrunc", O_RDONLY | O_TRUNC },
+		{ "append", O_WRONLY | O_APPEND },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(mode, modes[i].name))
+			return modes[i].flags;
+	die("unknown open mode '%s' (r w rw trunc rtrunc append)", mode);
+	return -1;
+}
+
+static int do_hold(const char *mode, const char *path, char **cmd)
+{
+	int fd, status;
+	pid_t pid;
+
+	if (!strcmp(mode, "mmap")) {
+		long ps = sysconf(_SC_PAGESIZE);
+		void *p;
+
+		fd = open(path, O_RDWR);
+		if (fd < 0)
+			die("hold: open %s: %s", path, errname(errno));
+		p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			die("hold: mmap %s: %s", path, errname(errno));
+		close(fd);	/* only the mapping keeps write access */
+	} else {
+		fd = open(path, mode_flags(mode));
+		if (fd < 0)
+			die("hold: open %s: %s", path, errname(errno));
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", errname(errno));
+	if (pid == 0) {
+		if (fd >= 0)
+			close(fd);
+		execvp(cmd[0], cmd);
+		die("hold: exec %s: %s", cmd[0], errname(errno));
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		die("waitpid: %s", errname(errno));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void usage(void)
+{
+	die("usage: vioctl enable|enable-arg|enable-rw|measure|measure-efault|"
+	    "flags|statx|open|truncate|hold ...  (see the source)");
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd, *path;
+
+	if (argc < 3)
+		usage();
+	cmd = argv[1];
+	path = argv[2];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if (!strcmp(cmd, "enable") && argc == 3)
+		return do_enable(path, O_RDONLY, 0);
+	if (!strcmp(cmd, "enable-arg") && argc <= 4)
+		return do_enable(path, O_RDONLY,
+				 argc == 4 ? parse_u64(argv[3], "arg") : 1);
+	if (!strcmp(cmd, "enable-rw") && argc == 3)
+		return do_enable(path, O_RDWR, 0);
+	if (!strcmp(cmd, "measure") && argc <= 4)
+		return do_measure(path, argc == 4 ?
+				  parse_u64(argv[3], "digest size") : 64);
+	if (!strcmp(cmd, "measure-efault") && argc == 3)
+		return do_measure_efault(path);
+	if (!strcmp(cmd, "flags") && argc == 3)
+		return do_flags(path);
+	if (!strcmp(cmd, "statx") && argc == 3)
+		return do_statx(path);
+	if (!strcmp(cmd, "open") && argc == 4) {
+		int fd = open(path, mode_flags(argv[3]) | O_NOCTTY | O_NONBLOCK);
+
+		return report(fd);
+	}
+	if (!strcmp(cmd, "truncate") && argc == 4)
+		return report(truncate(path, parse_u64(argv[3], "length")));
+	if (!strcmp(cmd, "hold") && argc >= 5)
+		return do_hold(argv[2], argv[3], argv + 4);
+	usage();
+	return 2;
+}
