@@ -1,0 +1,295 @@
+# Shared code of the in-VM test suite (POSIX sh, busybox ash).  Sourced by
+# /tests/run, by every group t/NN-*.sh and by demo.sh; never run directly.
+#
+# A group is run once per filesystem with FS=ext4 or FS=f2fs in the
+# environment; the same code serves both.  Each test is a shell function run
+# in a subshell by vt_test; it passes by returning 0, fails with `fail MSG`
+# (or any non-zero status) and skips with `skip REASON`.  Everything a test
+# prints goes to a log that is shown, as "# " lines, only when it fails;
+# `note MSG` lines are shown always.
+
+VT_DIR=${VT_DIR:-/tests}
+VT_STATE=${VT_STATE:-/tmp/vtest}	# counters, logs, per-case records
+VT_WORK=$VT_STATE/work			# small reference files (tmpfs)
+VT_MNT=${VT_MNT:-/mnt/vt}		# the scratch filesystem under test
+VT_MNT2=${VT_MNT2:-/mnt/vt2}		# a second one (no-verity, compression)
+# The scratch disks come from the harness; there is no default, so that the
+# suite cannot format a disk of a machine it was not meant to run on.
+vt_disks() { VT_DEV=${1:-}; VT_DEV2=${2:-}; }
+# shellcheck disable=SC2086
+vt_disks ${VTEST_DISKS:-}
+FS=${FS:-ext4}
+BS=4096
+VT_SUM=${VT_SUM:-sha256sum}
+
+# ---------------------------------------------------------------- counters
+
+vt_counter_add() {	# NAME: increment $VT_STATE/NAME, print the new value
+	_v=$(cat "$VT_STATE/$1" 2>/dev/null || echo 0)
+	_v=$((_v + 1))
+	echo "$_v" > "$VT_STATE/$1"
+	echo "$_v"
+}
+
+vt_counter() {
+	cat "$VT_STATE/$1" 2>/dev/null || echo 0
+}
+
+# ------------------------------------------------------------------ filter
+
+# VTEST_FILTER: a shell glob on the test name, or several joined with '|'.
+vt_want() {
+	[ -z "${VTEST_FILTER:-}" ] && return 0
+	_name=$1
+	_old_ifs=$IFS
+	IFS='|'
+	# shellcheck disable=SC2086
+	set -- $VTEST_FILTER
+	IFS=$_old_ifs
+	for _pat; do
+		# shellcheck disable=SC2254
+		case $_name in $_pat) return 0 ;; esac
+	done
+	return 1
+}
+
+# ------------------------------------------------------------ test running
+
+# vt_setup FUNC: FUNC prepares the group (mkfs, mount ...).  It runs once,
+# in the group's shell, right before the first test that the filter selects;
+# if it fails, every selected test of the group fails with its output.
+vt_setup() {
+	VT_SETUP_FN=$1
+	VT_SETUP_RC=
+}
+
+vt_print_log() {	# FILE: print as "# " lines, at most 60
+	[ -s "$1" ] || return 0
+	_n=$(wc -l < "$1")
+	sed -n '1,60s/^/# /p' "$1"
+	[ "$_n" -gt 60 ] && echo "# ... ($((_n - 60)) more lines)"
+	return 0
+}
+
+# vt_test NAME FUNC [ARGS...]
+vt_test() {
+	_tname=$1
+	shift
+	vt_want "$_tname" || return 0
+	if [ -n "${VT_SETUP_FN:-}" ] && [ -z "$VT_SETUP_RC" ]; then
+		$VT_SETUP_FN > "$VT_STATE/setup.log" 2>&1 </dev/null
+		VT_SETUP_RC=$?
+	fi
+	_n=$(vt_counter_add count)
+	rm -f "$VT_STATE/skip"
+	: > "$VT_STATE/notes"
+	if [ -n "${VT_SETUP_FN:-}" ] && [ "$VT_SETUP_RC" != 0 ]; then
+		{ echo "group setup ($VT_SETUP_FN) failed:"
+		  cat "$VT_STATE/setup.log"; } > "$VT_STATE/log"
+		_rc=1
+	else
+		( "$@" ) > "$VT_STATE/log" 2>&1 </dev/null
+		_rc=$?
+	fi
+	case $_rc in
+	0)	echo "ok $_n - $_tname"
+		vt_counter_add passed > /dev/null ;;
+	77)	echo "ok $_n - $_tname # SKIP $(cat "$VT_STATE/skip" 2>/dev/null)"
+		vt_counter_add skipped > /dev/null ;;
+	*)	echo "not ok $_n - $_tname"
+		vt_counter_add failed > /dev/null
+		[ -s "$VT_STATE/log" ] || echo "test function exited with status $_rc" > "$VT_STATE/log"
+		vt_print_log "$VT_STATE/log" ;;
+	esac
+	vt_print_log "$VT_STATE/notes"
+	return 0
+}
+
+# Inside a test:
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+skip() {
+	echo "$*" > "$VT_STATE/skip"
+	exit 77
+}
+
+note() {
+	echo "$*" >> "$VT_STATE/notes"
+}
+
+# expect WHAT EXPECTED GOT
+expect() {
+	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
+}
+
+# expect_one_of WHAT GOT EXPECTED...
+expect_one_of() {
+	_what=$1
+	_got=$2
+	shift 2
+	for _e; do
+		[ "$_got" = "$_e" ] && return 0
+	done
+	fail "$_what: expected one of '$*', got '$_got'"
+}
+
+# ----------------------------------------------------------- prerequisites
+
+need_cmd() {
+	for _c; do
+		command -v "$_c" > /dev/null 2>&1 ||
+			skip "'$_c' not found on PATH"
+	done
+}
+
+need_helpers() {
+	need_cmd vioctl rdtest physoff poke gen runas
+}
+
+need_fsverity() {
+	need_cmd fsverity
+}
+
+# ------------------------------------------------------------- filesystems
+
+is_mounted() {	# MOUNTPOINT
+	grep -q " $1 " /proc/mounts
+}
+
+fs_umount() {	# MOUNTPOINT: unmount if mounted
+	is_mounted "$1" || return 0
+	sync
+	umount "$1" || { echo "umount $1 failed"; return 1; }
+}
+
+# fs_mkfs DEV [FEATURES]: FEATURES is the -O list ("verity", "" for none,
+# "verity,extra_attr,compression" ...)
+fs_mkfs() {
+	_dev=$1
+	vt_disk_is_free "$_dev" || return 1
+	_feat=${2-verity}
+	case $FS in
+	ext4)	mkfs.ext4 -q -F ${_feat:+-O "$_feat"} "$_dev" ;;
+	f2fs)	mkfs.f2fs -q -f ${_feat:+-O "$_feat"} "$_dev" > /dev/null ;;
+	*)	echo "unknown FS '$FS'"; return 1 ;;
+	esac || { echo "mkfs.$FS ${_feat:+-O $_feat} $_dev failed"; return 1; }
+}
+
+fs_mount() {	# DEV MOUNTPOINT [OPTIONS]
+	mkdir -p "$2"
+	mount -t "$FS" ${3:+-o "$3"} "$1" "$2" ||
+		{ echo "mount -t $FS ${3:+-o $3} $1 $2 failed"; return 1; }
+}
+
+# fs_fresh [FEATURES]: new scratch filesystem on $VT_DEV mounted at $VT_MNT
+fs_fresh() {
+	fs_umount "$VT_MNT" || return 1
+	fs_mkfs "$VT_DEV" "${1-verity}" || return 1
+	fs_mount "$VT_DEV" "$VT_MNT" || return 1
+	chmod 755 "$VT_MNT"
+	VT_MNT_OPTS=
+	echo 0 > "$VT_STATE/mountgen"
+}
+
+# fs_remount: full umount + mount of $VT_MNT (everything leaves the cache)
+fs_remount() {
+	fs_umount "$VT_MNT" || return 1
+	fs_mount "$VT_DEV" "$VT_MNT" "${VT_MNT_OPTS:-}" || return 1
+	vt_counter_add mountgen > /dev/null
+}
+
+drop_caches() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+}
+
+# vt_disk_is_free DEV: DEV is one of VTEST_DISKS and nothing of it is
+# mounted elsewhere than on our own mount points
+vt_disk_is_free() {
+	case " ${VTEST_DISKS:-} " in
+	*" $1 "*) ;;
+	*) echo "refusing to touch $1: not in VTEST_DISKS ('${VTEST_DISKS:-}')"; return 1 ;;
+	esac
+	if grep -E "^$1(p?[0-9]+)? " /proc/mounts | grep -v -E " ($VT_MNT|$VT_MNT2) " | grep -q .; then
+		echo "refusing to touch $1: it is mounted: $(grep "^$1" /proc/mounts)"
+		return 1
+	fi
+}
+
+# ----------------------------------------------------------- file helpers
+
+fsize() {
+	stat -c %s "$1"
+}
+
+sum_of() {	# FILE: checksum of the contents, or "READ-ERROR"
+	_s=$($VT_SUM < "$1") || { echo READ-ERROR; return 1; }
+	echo "${_s%% *}"
+}
+
+# setup_measure FILE [OPTIONS...]: run `fsverity setup`, print the
+# measurement it reports (ALG:HEX); its output goes to stderr on failure.
+setup_measure() {
+	_f=$1
+	shift
+	_out=$(fsverity setup "$_f" "$@" 2>&1)
+	_rc=$?
+	_m=$(echo "$_out" | sed -n 's/^File measurement: //p')
+	if [ $_rc -ne 0 ] || [ -z "$_m" ]; then
+		echo "fsverity setup $_f $* failed (status $_rc): $_out" >&2
+		return 1
+	fi
+	echo "$_m"
+}
+
+# measure_of FILE: the measurement `fsverity measure` prints for FILE
+measure_of() {
+	_out=$(fsverity measure "$1" 2>&1) || { echo "ERROR: $_out"; return 1; }
+	echo "${_out%% *}"
+}
+
+# The metadata layout of a file after `fsverity setup` (before enable, when
+# st_size is the full size): prints "DESC_OFFSET FULL_SIZE".
+desc_offset() {
+	_full=$(fsize "$1")
+	_rev=$(poke "$1" $((_full - 12)) getle 4) || return 1
+	echo "$((_full - _rev)) $_full"
+}
+
+# Offsets, in data blocks, of the tree levels: for NBLOCKS data blocks and
+# DIGEST bytes per hash prints "NLEVELS L0 L1 ..." (blocks per level, level 0
+# hashing the data first).
+tree_levels() {
+	_nb=$1
+	_per=$((BS / $2))
+	_levels=
+	_depth=0
+	while :; do
+		_nb=$(((_nb + _per - 1) / _per))
+		_levels="$_levels $_nb"
+		_depth=$((_depth + 1))
+		[ "$_nb" -le 1 ] && break
+	done
+	echo "$_depth$_levels"
+}
+
+errno_of() {	# CMD...: run a helper, print its OK/ERRNO word
+	"$@" 2>&1 | head -n 1
+}
+
+vt_init() {
+	rm -rf "$VT_STATE"
+	mkdir -p "$VT_STATE" "$VT_WORK"
+	for _c in count passed failed skipped; do
+		echo 0 > "$VT_STATE/$_c"
+	done
+}
+
+# For trying the suite's shell logic outside the VM (see dryrun.sh): a file
+# of function overrides that fake mkfs, mount and friends.
+if [ -n "${VTEST_OVERRIDES:-}" ]; then
+	. "$VTEST_OVERRIDES"
+fi
