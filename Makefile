@@ -1,0 +1,67 @@
+# fs-verity (2018 RFC design) for Debian's linux-source-6.1: build and test.
+# See README.md.  The two commands: 'make demo' and 'make check'.
+
+SHELL := /bin/bash
+FLAVOR ?= test
+export FLAVOR KSRC VTEST_FILTER VTEST_TIMEOUT VTEST_MEM VTEST_ACCEL
+
+S := scripts
+
+.PHONY: all deps tree patch kernel initramfs host-test boot selftest check \
+	demo shell devtree export clean distclean help
+
+all: check
+
+help:
+	@sed -n 's/^## //p' README.md
+
+deps:
+	@$(S)/deps.sh
+
+tree: deps
+	@$(S)/tree.sh
+
+patch: tree
+	@$(S)/patch.sh
+
+kernel: patch
+	@$(S)/kernel.sh
+
+initramfs: deps
+	@$(S)/initramfs.sh
+
+host-test: deps
+	@tests/host/run.sh
+
+# Boot the kernel already built, with a fresh initramfs (no kernel build).
+boot: initramfs
+	@$(S)/boot.sh test
+
+selftest: kernel initramfs
+	@$(S)/selftest.sh
+
+check: kernel initramfs
+	@$(S)/check.sh
+
+demo: kernel initramfs
+	@$(S)/boot.sh demo
+
+shell: kernel initramfs
+	@$(S)/boot.sh shell
+
+devtree: patch
+	@$(S)/devtree.sh
+
+export:
+	@$(S)/export.sh
+
+clean:
+	rm -rf build/obj-* build/initramfs* build/disks build/logs build/tools \
+		build/vm-helpers build/kvm-probe.* build/patchwork
+	$(MAKE) -s -C tools clean
+	[ ! -f tests/vm/helpers/Makefile ] || $(MAKE) -s -C tests/vm/helpers clean
+
+distclean:
+	rm -rf build
+	$(MAKE) -s -C tools clean
+	[ ! -f tests/vm/helpers/Makefile ] || $(MAKE) -s -C tests/vm/helpers clean

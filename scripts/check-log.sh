@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Judge a finished VM run: check-log.sh CONSOLE_LOG RESULTS_LOG [QEMU_STATUS]
+#
+# Fails, saying why, when the guest timed out, when the results lack the
+# closing "N passed, M failed" line, when any test failed, or when the kernel
+# log shows an oops, BUG, WARNING, KASAN/UBSAN or lockdep report, a panic, a
+# hung task, an RCU stall or a kmemleak report.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+console=$1
+results=$2
+status=${3:-0}
+problems=()
+
+[ "$status" = 124 ] || [ "$status" = 137 ] &&
+	problems+=("the guest did not finish within the time limit (timeout); it hung or the suite is too slow")
+
+# Kernel messages carry a [ seconds.micro ] prefix (CONFIG_PRINTK_TIME), so
+# test output that merely mentions these words does not count.
+declare -A patterns=(
+	[panic]='Kernel panic - not syncing'
+	[oops]='Oops:|general protection fault|BUG: unable to handle'
+	[BUG]='kernel BUG at|BUG: (sleeping|scheduling|spinlock|Bad|bad|workqueue|soft lockup|kernel NULL)|BUG: [a-z_]+ '
+	[WARNING]='WARNING: CPU:|WARNING: at |------------\[ cut here \]'
+	[KASAN]='KASAN:'
+	[UBSAN]='UBSAN:'
+	[lockdep]='possible circular locking|possible recursive locking|inconsistent lock state|DEADLOCK|lock held when returning|suspicious RCU usage|bad unlock balance'
+	[hung task]='blocked for more than [0-9]+ seconds'
+	[RCU stall]='rcu: INFO:|self-detected stall'
+	[kmemleak]='unreferenced object'
+)
+for what in panic oops BUG WARNING KASAN UBSAN lockdep 'hung task' 'RCU stall' kmemleak; do
+	if hit=$(tr -d '\r' <"$console" | grep -E '^\[ *[0-9]+\.[0-9]+\]' | grep -E -m1 -- "${patterns[$what]}"); then
+		problems+=("the kernel log shows a $what report: $hit")
+	fi
+done
+
+closing=$(tr -d '\r' <"$results" | grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' | tail -n 1 || true)
+if [ -z "$closing" ]; then
+	problems+=("the suite never printed its closing 'N passed, M failed' line: the guest crashed, hung or /tests/run died (see $console)")
+else
+	failed=$(echo "$closing" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
+	notok=$(tr -d '\r' <"$results" | grep -c '^not ok ' || true)
+	[ "$failed" -eq 0 ] && [ "$notok" -eq 0 ] ||
+		problems+=("$failed test(s) failed ($notok 'not ok' lines)")
+fi
+
+if [ ${#problems[@]} -gt 0 ]; then
+	printf 'FAIL: %s\n' "${problems[@]}" >&2
+	printf 'console log: %s\n' "$console" >&2
+	exit 1
+fi
+echo "PASS: $closing; kernel log clean"

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Configure and build the test kernel (bzImage) from the patched tree.
+#
+# The configuration is tinyconfig plus the committed fragments in configs/
+# (test.config, and debug.config for FLAVOR=debug).  After olddefconfig every
+# option a fragment asks for is checked, because olddefconfig silently drops
+# options whose dependencies are not met.  The .config is only replaced when
+# its content changes, so incremental builds stay incremental.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ -f "$BUILD/linux.applied" ] || die "the series is not applied in $LINUX: run 'make patch' first"
+
+fragments=("$ROOT/configs/test.config")
+[ "$FLAVOR" = debug ] && fragments+=("$ROOT/configs/debug.config")
+fragments+=(${EXTRA_CONFIG:+"$EXTRA_CONFIG"})
+
+mkdir -p "$OBJ" "$LOGS"
+kmake() {
+	make -C "$LINUX" O="$OBJ" ARCH=x86_64 "$@"
+}
+
+new=.config.new
+kmake -s KCONFIG_CONFIG=$new tinyconfig >/dev/null 2>&1
+cat "${fragments[@]}" >>"$OBJ/$new"
+kmake -s KCONFIG_CONFIG=$new olddefconfig >/dev/null 2>"$LOGS/kconfig-$FLAVOR.log" || {
+	cat "$LOGS/kconfig-$FLAVOR.log" >&2
+	die "olddefconfig failed"
+}
+rm -f "$OBJ/$new.old"
+
+missing=()
+while IFS= read -r line; do
+	case $line in
+	CONFIG_*=*)
+		grep -qxF "$line" "$OBJ/$new" || missing+=("$line (got: $(grep -E "^(# )?${line%%=*}[= ]" "$OBJ/$new" || echo absent))")
+		;;
+	"# CONFIG_"*" is not set")
+		opt=${line#\# }
+		opt=${opt%% *}
+		! grep -q "^$opt=" "$OBJ/$new" || missing+=("$line (got: $(grep "^$opt=" "$OBJ/$new"))")
+		;;
+	esac
+done < <(cat "${fragments[@]}")
+if [ ${#missing[@]} -gt 0 ]; then
+	printf '  %s\n' "${missing[@]}" >&2
+	die "olddefconfig dropped ${#missing[@]} requested option(s) (above): their dependencies are not met; fix ${fragments[*]#"$ROOT"/}"
+fi
+
+if cmp -s "$OBJ/$new" "$OBJ/.config"; then
+	rm -f "$OBJ/$new"
+else
+	mv "$OBJ/$new" "$OBJ/.config"
+fi
+
+cc=gcc
+command -v ccache >/dev/null && cc="ccache gcc"
+export KBUILD_BUILD_USER=fsverity KBUILD_BUILD_HOST=qemu KBUILD_BUILD_TIMESTAMP="@0"
+info "building bzImage ($FLAVOR) in ${OBJ#"$ROOT"/} with -j$JOBS"
+start=$(date +%s)
+if ! kmake -j"$JOBS" CC="$cc" bzImage >"$LOGS/build-$FLAVOR.log" 2>&1; then
+	grep -E 'error|Error' "$LOGS/build-$FLAVOR.log" | head -n 30 >&2
+	die "kernel build failed; full log: ${LOGS#"$ROOT"/}/build-$FLAVOR.log"
+fi
+grep -E 'warning:' "$LOGS/build-$FLAVOR.log" >&2 || true
+info "bzImage ready in $(($(date +%s) - start)) s: ${OBJ#"$ROOT"/}/arch/x86/boot/bzImage"

@@ -1,0 +1,31 @@
+# shellcheck shell=bash
+# Common settings and helpers for the scripts of this project.
+# Sourced, never run: every script sets -euo pipefail itself.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+FLAVOR=${FLAVOR:-test}
+# The Debian package whose tarball we patch, and the tarball it installs.
+SRC_PKG=linux-source-6.1
+SRC_TARBALL=${SRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+PRISTINE=$BUILD/pristine            # extracted (or KSRC-linked) pristine tree
+LINUX=$BUILD/linux                  # the tree with the series applied
+OBJ=$BUILD/obj-$FLAVOR              # kernel build output (make O=)
+LOGS=$BUILD/logs
+
+die() {
+	printf '%s: error: %s\n' "$(basename "$0")" "$*" >&2
+	exit 1
+}
+
+info() {
+	printf '==> %s\n' "$*" >&2
+}
+
+case $FLAVOR in
+test|debug) ;;
+*) die "unknown FLAVOR '$FLAVOR': use FLAVOR=test (default) or FLAVOR=debug" ;;
+esac
+
+# Number of parallel jobs for kernel builds.
+JOBS=${JOBS:-$(nproc)}
