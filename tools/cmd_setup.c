@@ -189,8 +189,7 @@ static int open_infile(const struct setup_options *o, uint64_t *size)
 	int fd = open(o->in_path, flags);
 
 	if (fd < 0) {
-		error_msg_errno(errno, "cannot open '%s'%s", o->in_path,
-				o->out_path ? "" : " for writing");
+		error_msg_errno(errno, "cannot open '%s'", o->in_path);
 		return -1;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
