@@ -8,13 +8,13 @@
 # helpers' output and report failures with reasons.
 #
 #   sh tests/vm/dryrun.sh [FILTER]     (helpers and fsverity built first)
-#   sh tests/vm/dryrun.sh --demo       the same for demo.sh
+#   sh tests/vm/dryrun.sh --demo       the same for demo.sh (--bench: bench.sh)
 set -u
 script=run
-if [ "${1:-}" = --demo ]; then
-	script=demo.sh
-	shift
-fi
+case ${1:-} in
+--demo)	script=demo.sh; shift ;;
+--bench) script=bench.sh; shift ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d /tmp/vtest-dry.XXXXXX)
 chmod 755 "$tmp"

@@ -9,6 +9,9 @@
  *   rdtest mmap FILE REF [X]   mmap REF's size plus X extra pages (default 1)
  *                              and touch each page, catching SIGBUS:
  *       pages=N ok=A sigbus=B mismatch=C bad=LIST past=X exposed=E
+ *   rdtest timed FILE OFF LEN  read(2) LEN bytes (to EOF if LEN is 0) from OFF
+ *                              in 1 MiB chunks and time it:
+ *       bytes=N usec=T end=done|EOF|ERRNAME
  *   rdtest range FILE OFF LEN [REF]
  *                              read(2) from OFF until LEN bytes, EOF or error:
  *       bytes=N end=done|EOF|ERRNAME [data=ok|mismatch@OFFSET]
@@ -26,6 +29,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BS 4096
@@ -246,6 +250,41 @@ static int do_range(const char *path, unsigned long long off,
 	return 0;
 }
 
+static int do_timed(const char *path, unsigned long long off,
+		    unsigned long long len)
+{
+	struct timespec t0, t1;
+	unsigned long long got = 0;
+	const char *end = "done";
+	size_t bufsz = 1 << 20;
+	unsigned char *buf = malloc(bufsz);
+	int fd;
+
+	if (!buf)
+		die("out of memory");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fd = open_file(path, O_RDONLY);
+	while (!len || got < len) {
+		size_t want = len && len - got < bufsz ? len - got : bufsz;
+		ssize_t n = pread(fd, buf, want, off + got);
+
+		if (n < 0) {
+			end = errname(errno);
+			break;
+		}
+		if (n == 0) {
+			end = "EOF";
+			break;
+		}
+		got += n;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("bytes=%llu usec=%lld end=%s\n", got,
+	       (long long)(t1.tv_sec - t0.tv_sec) * 1000000 +
+	       (t1.tv_nsec - t0.tv_nsec) / 1000, end);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -261,11 +300,14 @@ int main(int argc, char **argv)
 		load_ref(argv[3]);
 		return do_mmap(argv[2], argc == 5 ? (long)parse_u64(argv[4], "extra") : 1);
 	}
+	if (argc == 5 && !strcmp(argv[1], "timed"))
+		return do_timed(argv[2], parse_u64(argv[3], "offset"),
+				parse_u64(argv[4], "length"));
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "range"))
 		return do_range(argv[2], parse_u64(argv[3], "offset"),
 				parse_u64(argv[4], "length"),
 				argc == 6 ? argv[5] : NULL);
 	die("usage: rdtest blocks|direct FILE REF | mmap FILE REF [EXTRA] | "
-	    "range FILE OFF LEN [REF]");
+	    "timed FILE OFF LEN | range FILE OFF LEN [REF]");
 	return 2;
 }
