@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fsverity.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,7 +227,7 @@ static bool write_metadata(int fd, const char *path,
 	if (write_full(fd, zeroes, out->pad_len) == 0 &&
 	    write_full(fd, out->tree.buf, out->tree.size) == 0 &&
 	    write_full(fd, out->region.data, out->region.len) == 0 &&
-	    (fsync(fd) == 0 || errno == EINVAL))	/* EINVAL: FIFO... */
+	    (fsync(fd) == 0 || errno == EINVAL))	/* a FIFO, a tty... */
 		return true;
 	error_msg_errno(errno, "cannot write '%s'", path);
 	return false;
@@ -235,8 +236,11 @@ static bool write_metadata(int fd, const char *path,
 static bool append_in_place(int fd, const char *path,
 			    const struct setup_output *out)
 {
-	if (lseek(fd, out->data_size, SEEK_SET) >= 0 &&
-	    write_metadata(fd, path, out))
+	if (lseek(fd, out->data_size, SEEK_SET) < 0) {
+		error_msg_errno(errno, "cannot seek in '%s'", path);
+		return false;
+	}
+	if (write_metadata(fd, path, out))
 		return true;
 	if (ftruncate(fd, out->data_size) != 0)
 		error_msg_errno(errno, "cannot truncate '%s' back to its original %llu bytes",

@@ -44,8 +44,8 @@ elapsed_ns() {
 
 # Median of 3 runs, in nanoseconds.
 median_ns() {
-	local i
-	for i in 1 2 3; do
+	local _
+	for _ in 1 2 3; do
 		elapsed_ns "$@"
 	done | sort -n | sed -n 2p
 }
@@ -67,7 +67,8 @@ sum_ns=$(median_ns sha256sum "$DATA")
 t1_ns=$(median_ns setup_in_place --threads=1)
 t2_ns=$(median_ns setup_in_place --threads=2)
 
-echo "file: $SIZE_MIB MiB in $(df --output=fstype "$DIR" | tail -n 1), $(nproc) CPUs, median of 3"
+echo "file: $SIZE_MIB MiB in $(df --output=fstype "$DIR" | tail -n 1), $(nproc) CPUs, median of 3," \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-28s %6s MiB/s\n' "sha256sum" "$(mib_per_s "$sum_ns")"
 printf '%-28s %6s MiB/s  (%sx sha256sum)\n' "setup --threads=1 (sha256)" \
 	"$(mib_per_s "$t1_ns")" "$(ratio "$t1_ns" "$sum_ns")"
