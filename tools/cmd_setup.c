@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <linux/fsverity.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -388,6 +389,30 @@ static bool compute_output(int fd, const struct setup_options *o,
 	return ok;
 }
 
+/*
+ * Write the output with termination signals held back until it is complete
+ * or undone, so that an interrupted setup never leaves INFILE half-appended
+ * or a temporary file behind.  Writing to a closed pipe fails with EPIPE.
+ */
+static bool write_output(int fd, const struct setup_options *o,
+			 const struct setup_output *out)
+{
+	sigset_t deferred, old;
+	bool ok;
+
+	sigemptyset(&deferred);
+	sigaddset(&deferred, SIGHUP);
+	sigaddset(&deferred, SIGINT);
+	sigaddset(&deferred, SIGQUIT);
+	sigaddset(&deferred, SIGTERM);
+	signal(SIGPIPE, SIG_IGN);
+	sigprocmask(SIG_BLOCK, &deferred, &old);
+	ok = o->out_path ? write_outfile(fd, o, out) :
+			   append_in_place(fd, o->in_path, out);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ok;
+}
+
 static void print_measurement(const struct hash_alg *alg, const uint8_t *m)
 {
 	char hex[2 * MAX_DIGEST_SIZE + 1];
@@ -419,8 +444,7 @@ static bool setup(const struct setup_options *o)
 	fd = open_infile(o, &out.data_size);
 	if (fd < 0 || !compute_output(fd, o, &signer, sig, sig_len, &out))
 		goto out;
-	ok = o->out_path ? write_outfile(fd, o, &out) :
-			   append_in_place(fd, o->in_path, &out);
+	ok = write_output(fd, o, &out);
 	if (ok)
 		print_measurement(o->alg, out.measurement);
 out:
