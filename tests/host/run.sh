@@ -6,6 +6,12 @@
 #   tests/host/run.sh                      build tools/ into build/tools, test it
 #   FSVERITY=/path/to/fsverity tests/host/run.sh
 #
+# Optional environment: FSVERITY_STATIC, the static build (by default the
+# one built into build/tools when FSVERITY is unset, else skipped);
+# FSVERITY_ASAN, the ASan build (by default built into build/tools);
+# KSRC_PATCHED, the patched kernel tree, and KSRC, the pristine one
+# (default build/pristine), for the UAPI header checks.
+#
 # Prints one TAP-style line per test and ends with "N passed, M failed"
 # (", K skipped").  Exits non-zero if any test failed.  Some tests mount
 # small tmpfs instances and need root; without it they are skipped.
