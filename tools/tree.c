@@ -138,6 +138,18 @@ static bool report_leaf_status(const struct leaf_job *job, const char *path)
 	return false;
 }
 
+/* Also frees partly set up workers: hasher_free() of a zeroed hasher is fine. */
+static void free_workers(struct leaf_worker *workers, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		hasher_free(&workers[i].hasher);
+		free(workers[i].buf);
+	}
+	free(workers);
+}
+
 /* Set up @n workers (hashers and buffers) in this thread: errors print once. */
 static struct leaf_worker *alloc_workers(struct leaf_job *job, unsigned int n,
 					 const struct tree_params *p)
@@ -153,27 +165,11 @@ static struct leaf_worker *alloc_workers(struct leaf_job *job, unsigned int n,
 		if (!workers[i].buf ||
 		    !hasher_init(&workers[i].hasher, p->alg, p->salt,
 				 p->salt_len)) {
-			free(workers[i].buf);
-			while (i--) {
-				hasher_free(&workers[i].hasher);
-				free(workers[i].buf);
-			}
-			free(workers);
+			free_workers(workers, i + 1);
 			return NULL;
 		}
 	}
 	return workers;
-}
-
-static void free_workers(struct leaf_worker *workers, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		hasher_free(&workers[i].hasher);
-		free(workers[i].buf);
-	}
-	free(workers);
 }
 
 static bool hash_data_blocks(int fd, const char *path, uint64_t data_size,
