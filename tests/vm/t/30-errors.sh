@@ -290,6 +290,9 @@ t_concurrent() {
 	wait
 	r=$(cat "$W/cc.1" "$W/cc.2" | sort | tr '\n' ' ')
 	expect "results of two concurrent ENABLEs" "EEXIST OK " "$r"
+	# The winner made it a verity file holding exactly the original data
+	gen $SZ 30 > "$W/cc.orig"
+	echo "$(fsize "$W/cc.orig") $(sum_of "$W/cc.orig")" > "$W/cc.state"
 	unchanged cc verity
 	expect "measure" "$(cat "$W/cc.meas")" "$(vioctl measure "$D/cc")"
 }
