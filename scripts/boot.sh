@@ -31,7 +31,9 @@ for d in vda vdb; do
 done
 
 cmdline="console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on vtest.mode=$mode"
-[ -n "${VTEST_FILTER:-}" ] && cmdline+=" vtest.filter=$VTEST_FILTER"
+# The command line splits at spaces: a space in the filter matches any one
+# character instead.
+[ -n "${VTEST_FILTER:-}" ] && cmdline+=" vtest.filter=${VTEST_FILTER// /?}"
 [ -n "${VTEST_INJECT:-}" ] && cmdline+=" vtest.inject=$VTEST_INJECT"
 
 qemu_base=(qemu-system-x86_64 -M pc -smp 2 -m "${VTEST_MEM:-1024}" -nodefaults -display none

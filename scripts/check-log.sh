@@ -44,6 +44,8 @@ else
 	notok=$(tr -d '\r' <"$results" | grep -c '^not ok ' || true)
 	[ "$failed" -eq 0 ] && [ "$notok" -eq 0 ] ||
 		problems+=("$failed test(s) failed ($notok 'not ok' lines)")
+	[ "$(tr -d '\r' <"$results" | grep -c -E '^(not )?ok [0-9]+ ')" -gt 0 ] ||
+		problems+=("no test ran (does VTEST_FILTER match any test name?)")
 fi
 
 if [ ${#problems[@]} -gt 0 ]; then

@@ -54,7 +54,11 @@ else
 fi
 
 cc=gcc
-command -v ccache >/dev/null && cc="ccache gcc"
+if command -v ccache >/dev/null; then
+	cc="ccache gcc"
+	# Hash paths relative to build/, so clones share the cache.
+	export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=true
+fi
 export KBUILD_BUILD_USER=fsverity KBUILD_BUILD_HOST=qemu KBUILD_BUILD_TIMESTAMP="@0"
 info "building bzImage ($FLAVOR) in ${OBJ#"$ROOT"/} with -j$JOBS"
 start=$(date +%s)
