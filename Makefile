@@ -8,6 +8,7 @@ export FLAVOR KSRC VTEST_FILTER VTEST_TIMEOUT VTEST_MEM VTEST_ACCEL
 S := scripts
 
 .PHONY: all deps tree patch kernel initramfs host-test boot selftest check \
+	checkpatch distro-build \
 	demo shell devtree export clean distclean help
 
 all: check
@@ -36,6 +37,13 @@ host-test: deps
 # Boot the kernel already built, with a fresh initramfs (no kernel build).
 boot: initramfs
 	@$(S)/boot.sh test
+
+checkpatch: tree
+	@$(S)/checkpatch.sh
+
+# The directories the series touches, built with Debian's kernel config.
+distro-build: patch
+	@$(S)/distro-build.sh
 
 selftest: kernel initramfs
 	@$(S)/selftest.sh

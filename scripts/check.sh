@@ -40,6 +40,7 @@ run_part() {
 
 start=$(date +%s)
 run_part host-tests env KSRC_PATCHED="$LINUX" "$ROOT/tests/host/run.sh"
+run_part checkpatch "$ROOT/scripts/checkpatch.sh"
 run_part harness-selftest "$ROOT/scripts/selftest.sh"
 run_part vm-suite "$ROOT/scripts/boot.sh" test
 

@@ -15,6 +15,16 @@ tmp=$BUILD/export.tmp
 rm -rf "$tmp"
 git -C "$dev" format-patch -q --zero-commit --no-signature --numbered \
 	-o "$tmp" base..HEAD
+# Unfold folded mail headers (a long From: is split by format-patch), so
+# that checkpatch and quilt read them as one line each.
+for f in "$tmp"/*.patch; do
+	awk 'hdr && /^[ \t]/ { sub(/^[ \t]+/, " "); line = line $0; next }
+	     { if (NR > 1) print line; line = $0 }
+	     /^$/ { hdr = 0 }
+	     NR == 1 { hdr = 1 }
+	     END { print line }' "$f" >"$f.unfolded"
+	mv "$f.unfolded" "$f"
+done
 find "$ROOT/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
 	! -name '0000-*' -delete
 mv "$tmp"/*.patch "$ROOT/patches/"
