@@ -89,4 +89,4 @@ wait $qpid || status=$?
 wait $tpid 2>/dev/null || true
 info "guest finished (status $status) after its run; console: ${console#"$ROOT"/}"
 
-exec "$(dirname "$0")/check-log.sh" "$console" "$results" "$status"
+exec "$(dirname "$0")/check-log.sh" "$console" "$results" "$status" "$mode"

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Judge a finished VM run: check-log.sh CONSOLE_LOG RESULTS_LOG [QEMU_STATUS]
+# Judge a finished VM run: check-log.sh CONSOLE_LOG RESULTS_LOG [QEMU_STATUS [MODE]]
+#
+# MODE is test (default) or demo; a demo has no test lines and must end
+# with "demo finished" instead of the closing line.
 #
 # Fails, saying why, when the guest timed out, when the results lack the
 # closing "N passed, M failed" line, when any test failed, or when the kernel
@@ -11,6 +14,7 @@ set -euo pipefail
 console=$1
 results=$2
 status=${3:-0}
+mode=${4:-test}
 problems=()
 
 [ "$status" = 124 ] || [ "$status" = 137 ] &&
@@ -37,7 +41,11 @@ for what in panic oops BUG WARNING KASAN UBSAN lockdep 'hung task' 'RCU stall' k
 done
 
 closing=$(tr -d '\r' <"$results" | grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' | tail -n 1 || true)
-if [ -z "$closing" ]; then
+if [ "$mode" = demo ]; then
+	closing="demo finished"
+	tr -d '\r' <"$results" | grep -qx "$closing" ||
+		problems+=("the demo did not finish (no 'demo finished' line; see $results)")
+elif [ -z "$closing" ]; then
 	problems+=("the suite never printed its closing 'N passed, M failed' line: the guest crashed, hung or /tests/run died (see $console)")
 else
 	failed=$(echo "$closing" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
