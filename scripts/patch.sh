@@ -60,7 +60,7 @@ for p in "${patches[@]}"; do
 	n=$((n + 1))
 	if ! out=$(patch -d "$work" -p1 --fuzz=0 --forward --batch --no-backup-if-mismatch \
 		--reject-file=- <"$ROOT/patches/$p" 2>&1); then
-		printf '%s\n' "$out" | grep -E 'FAILED|malformed|can.t find|Reversed|No file' >&2 || printf '%s\n' "$out" >&2
+		printf '%s\n' "$out" | grep -E 'patching file|FAILED|malformed|can.t find|Reversed|No file' >&2 || printf '%s\n' "$out" >&2
 		die "patch $n ($p) does not apply to $(cat "$BUILD/pristine.version") without fuzz (see the hunks above); rebase it: 'make devtree', fix the commit, 'make export'"
 	fi
 	if offsets=$(printf '%s\n' "$out" | grep -E 'offset|fuzz'); then
