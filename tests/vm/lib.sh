@@ -280,6 +280,110 @@ errno_of() {	# CMD...: run a helper, print its OK/ERRNO word
 	"$@" 2>&1 | head -n 1
 }
 
+# ------------------------------------------------------------- signatures
+# Builtin signatures (CONFIG_FS_VERITY_BUILTIN_SIGNATURES): keys and
+# certificates made with openssl in the guest, once per boot, kept in
+# $VT_KEYS as NAME.key (PEM), NAME.pem and NAME.der; "trusted" is added to
+# the .fs-verity keyring, "untrusted" never is.
+
+VT_KEYS=$VT_STATE/keys
+VT_REQSIG=/proc/sys/fs/verity/require_signatures
+
+# sig_keyring_id: the id (decimal) of the .fs-verity keyring, from
+# /proc/keys; prints nothing and fails if there is none
+sig_keyring_id() {
+	_id=$(awk '$8 == "keyring" && $9 == ".fs-verity:" { print $1; exit }' /proc/keys 2>/dev/null)
+	[ -n "$_id" ] || return 1
+	printf '%d\n' "0x$_id"
+}
+
+# sig_keyring_line: the keyring's /proc/keys line
+sig_keyring_line() {
+	awk '$8 == "keyring" && $9 == ".fs-verity:" { print; exit }' /proc/keys 2>/dev/null
+}
+
+# sig_key NAME: make the RSA key and self-signed certificate NAME once
+sig_key() {
+	[ -s "$VT_KEYS/$1.der" ] && return 0
+	mkdir -p "$VT_KEYS"
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$VT_KEYS/$1.key" \
+		-out "$VT_KEYS/$1.pem" -subj "/CN=fs-verity test $1" -days 2 \
+		-outform PEM > "$VT_KEYS/$1.log" 2>&1 &&
+	openssl x509 -in "$VT_KEYS/$1.pem" -outform der -out "$VT_KEYS/$1.der.tmp" \
+		>> "$VT_KEYS/$1.log" 2>&1 &&
+	mv "$VT_KEYS/$1.der.tmp" "$VT_KEYS/$1.der" || {
+		echo "making the key and certificate '$1' with openssl failed:"
+		cat "$VT_KEYS/$1.log"
+		return 1
+	}
+}
+
+# sig_trust NAME: add certificate NAME to the .fs-verity keyring, once
+sig_trust() {
+	[ -s "$VT_KEYS/$1.id" ] && return 0
+	_kr=$(sig_keyring_id) || { echo "no .fs-verity keyring in /proc/keys"; return 1; }
+	_kid=$(keyctl padd asymmetric '' "$_kr" < "$VT_KEYS/$1.der" 2>&1) || {
+		echo "keyctl padd asymmetric '' $_kr < $1.der (as root) failed: $_kid"
+		return 1
+	}
+	echo "$_kid" > "$VT_KEYS/$1.id"
+}
+
+# sig_need [KEY...]: in a test: skip without openssl or keyctl, fail if the
+# kernel lacks the signature support (it is required), make the keys named
+# (default: trusted untrusted) and trust "trusted".  Sets the sysctl back
+# to 0 if an earlier test left it at 1.
+sig_need() {
+	need_cmd openssl keyctl
+	[ -e "$VT_REQSIG" ] ||
+		fail "$VT_REQSIG does not exist: no builtin signature support (CONFIG_FS_VERITY_BUILTIN_SIGNATURES)"
+	sig_keyring_id > /dev/null ||
+		fail "no .fs-verity keyring in /proc/keys: no builtin signature support"
+	if [ "$(cat "$VT_REQSIG")" != 0 ]; then
+		note "require_signatures was $(cat "$VT_REQSIG") at the start of the test: set to 0"
+		echo 0 > "$VT_REQSIG"
+	fi
+	[ -e "$VT_KEYS/error" ] && fail "key preparation failed earlier: $(cat "$VT_KEYS/error")"
+	for _k in ${*:-trusted untrusted}; do
+		if ! sig_key "$_k" > "$VT_STATE/sigkey.log" 2>&1; then
+			mkdir -p "$VT_KEYS"
+			cp "$VT_STATE/sigkey.log" "$VT_KEYS/error"
+			fail "$(cat "$VT_STATE/sigkey.log")"
+		fi
+	done
+	if ! sig_trust trusted > "$VT_STATE/sigkey.log" 2>&1; then
+		cp "$VT_STATE/sigkey.log" "$VT_KEYS/error"
+		fail "$(cat "$VT_STATE/sigkey.log")"
+	fi
+}
+
+# sig_require 0|1: set fs.verity.require_signatures
+sig_require() {
+	echo "$1" > "$VT_REQSIG" || { echo "cannot write $1 to $VT_REQSIG"; return 1; }
+}
+
+# sig_smime IN OUT [KEY [MD]]: sign the bytes of IN with the openssl command
+# line the way the 2018 utility signed (DER, content embedded, no
+# attributes, no certificates); KEY defaults to trusted, MD to sha256
+sig_smime() {
+	openssl smime -sign -binary -noattr -nocerts -outform der \
+		-md "${4:-sha256}" -nodetach -in "$1" -out "$2" \
+		-signer "$VT_KEYS/${3:-trusted}.pem" -inkey "$VT_KEYS/${3:-trusted}.key" || {
+		echo "openssl smime -sign of $1 failed" >&2
+		return 1
+	}
+}
+
+# sig_setup FILE KEY [OPTIONS...]: `fsverity setup` signing with KEY; prints
+# the measurement
+sig_setup() {
+	_f=$1
+	_k=$2
+	shift 2
+	setup_measure "$_f" --signing-key="$VT_KEYS/$_k.key" \
+		--signing-cert="$VT_KEYS/$_k.pem" "$@"
+}
+
 vt_init() {
 	rm -rf "$VT_STATE"
 	mkdir -p "$VT_STATE" "$VT_WORK"

@@ -1,0 +1,376 @@
+#!/bin/sh
+#@ fs: ext4 f2fs
+# Builtin signatures (CONFIG_FS_VERITY_BUILTIN_SIGNATURES): a PKCS7_SIGNATURE
+# extension holding a PKCS#7 signature of the file's fsverity_digest_disk is
+# verified against the .fs-verity keyring at ENABLE and at the first open
+# after the inode is loaded.  Good signatures from the utility and from the
+# openssl command line enable and keep working; untrusted, broken,
+# misplaced, duplicated or mismatching ones are refused with the file left
+# unchanged; fs.verity.require_signatures=1 refuses unsigned files at enable
+# and at open.  The keys are made once per boot (lib.sh sig_need), the
+# "trusted" certificate added to the keyring once; every test sets the
+# sysctl back to 0 when it ends, whatever the outcome.
+. "$VT_DIR/lib.sh"
+
+D=$VT_MNT/sig
+W=$VT_WORK/sig
+SZ=10000			# 3 data blocks
+CSZ=163540			# the corruption test: 40 data blocks, the last partial
+CNB=40
+CK=17				# its corrupted data block
+
+g_setup() {
+	rm -rf "$W"
+	mkdir -p "$W"
+	fs_fresh verity || return 1
+	mkdir -p "$D"
+}
+vt_setup g_setup
+
+# mk NAME [SIZE [SEED]]: plain data file $D/NAME, its copy in $W/NAME.orig
+mk() {
+	need_helpers
+	need_fsverity
+	gen "${2:-$SZ}" "${3:-50}" > "$W/$1.orig" || fail "cannot write $W/$1.orig"
+	cp "$W/$1.orig" "$D/$1" || fail "cannot write $D/$1"
+}
+
+remember() {
+	echo "$(fsize "$D/$1") $(sum_of "$D/$1")" > "$W/$1.state"
+}
+
+# unchanged NAME: size and contents as remembered, not a verity file
+unchanged() {
+	expect "size and checksum of $1 (unchanged)" "$(cat "$W/$1.state")" \
+		"$(fsize "$D/$1") $(sum_of "$D/$1")"
+	set -- "$1" $(vioctl flags "$D/$1")
+	expect "FS_IOC_GETFLAGS verity flag of $1" - "$2"
+}
+
+# meas_of NAME [OPTIONS...]: the measurement `fsverity setup` gives NAME's
+# data (set up on a scratch copy in tmpfs; $D/NAME stays plain)
+meas_of() {
+	_n=$1
+	shift
+	cp "$W/$_n.orig" "$W/$_n.scratch" || return 1
+	setup_measure "$W/$_n.scratch" "$@"
+	_rc=$?
+	rm -f "$W/$_n.scratch"
+	return $_rc
+}
+
+hex_of() {	# ALG:HEX -> HEX
+	echo "${1#*:}"
+}
+
+# klog_mark / klog_new: the kernel log lines about fs-verity since the mark
+# (printed into the test's log, which is shown when the test fails)
+klog_mark() {
+	dmesg 2>/dev/null | wc -l > "$W/klog.mark"
+}
+klog_new() {
+	dmesg 2>/dev/null | tail -n +$(($(cat "$W/klog.mark" 2>/dev/null || echo 0) + 1)) |
+		grep -i 'verity' | sed 's/^/kernel: /'
+}
+
+# enable_refused NAME WHAT ERRNO...: ENABLE fails with one of ERRNO, the
+# file unchanged; notes the errno when more than one is accepted
+enable_refused() {
+	_n=$1
+	_what=$2
+	shift 2
+	remember "$_n"
+	klog_mark
+	_r=$(vioctl enable "$D/$_n")
+	echo "ENABLE of $_what: $_r"
+	klog_new
+	expect_one_of "FS_IOC_ENABLE_VERITY of $_what" "$_r" "$@"
+	[ $# -gt 1 ] && note "ENABLE of $_what: $_r"
+	unchanged "$_n"
+}
+
+# works NAME MEAS: a verity file that reads correctly and measures MEAS,
+# after the enable, after drop_caches and after a remount
+works() {
+	for _when in "after ENABLE" "after drop_caches" "after remount"; do
+		case $_when in
+		*drop*) drop_caches ;;
+		*remount*) fs_remount || fail "remount failed" ;;
+		esac
+		expect "open(O_RDONLY) $_when" OK "$(vioctl open "$D/$1" r)"
+		set -- "$1" "$2" $(vioctl flags "$D/$1")
+		expect "verity flag $_when" verity "$3"
+		expect "st_size $_when" "$(fsize "$W/$1.orig")" "$(fsize "$D/$1")"
+		expect "contents $_when" "$(sum_of "$W/$1.orig")" "$(sum_of "$D/$1")"
+		expect "FS_IOC_MEASURE_VERITY $_when" "$2" "$(vioctl measure "$D/$1")"
+		expect "fsverity measure $_when" "$2" "$(measure_of "$D/$1")"
+	done
+}
+
+# ---------------------------------------------------------------- good
+
+t_signed() {	# HASH
+	sig_need
+	n=good-$1
+	mk $n $SZ 51
+	m=$(sig_setup "$D/$n" trusted --hash="$1") || fail "signed setup failed"
+	case $m in "$1":*) ;; *) fail "setup printed '$m', expected a $1 measurement" ;; esac
+	expect "extensions after signed setup" "auth=1 unauth=3" "$(vsig list "$D/$n")"
+	expect "the signed measurement equals the unsigned one" "$(meas_of $n --hash="$1")" "$m"
+	expect "FS_IOC_ENABLE_VERITY of a file signed by a trusted certificate" OK \
+		"$(vioctl enable "$D/$n")"
+	works $n "$m"
+}
+
+t_openssl() {
+	sig_need
+	n=ossl
+	mk $n $SZ 52
+	m=$(meas_of $n) || fail "setup of the scratch copy failed"
+	vsig digest 1 32 "$(hex_of "$m")" "$W/$n.digest" || fail "vsig digest failed"
+	sig_smime "$W/$n.digest" "$W/$n.sig" || fail "openssl smime failed"
+	m2=$(setup_measure "$D/$n" --signature="$W/$n.sig") || fail "setup --signature failed"
+	expect "measurement printed by setup --signature" "$m" "$m2"
+	expect "FS_IOC_ENABLE_VERITY of a file with an openssl-made signature" OK \
+		"$(vioctl enable "$D/$n")"
+	works $n "$m"
+	# The utility's signature of the same data, for comparison
+	cp "$W/$n.orig" "$W/$n.tool"
+	sig_setup "$W/$n.tool" trusted > /dev/null || fail "signed setup on tmpfs failed"
+	vsig extract "$W/$n.tool" "$W/$n.toolsig" || fail "vsig extract failed"
+	if cmp -s "$W/$n.sig" "$W/$n.toolsig"; then
+		note "openssl smime and fsverity setup made byte-identical signatures ($(fsize "$W/$n.sig") bytes)"
+	else
+		note "openssl smime ($(fsize "$W/$n.sig") bytes) and fsverity setup ($(fsize "$W/$n.toolsig") bytes) signatures differ in bytes; both are accepted"
+	fi
+}
+
+# ------------------------------------------------------------- refused
+
+t_untrusted() {
+	sig_need
+	mk untr $SZ 53
+	sig_setup "$D/untr" untrusted > /dev/null || fail "signed setup failed"
+	enable_refused untr "a file signed by a certificate not in the keyring" ENOKEY EKEYREJECTED
+}
+
+t_badvalue() {
+	sig_need
+	mk badv $SZ 54
+	m=$(meas_of badv) || fail "setup of the scratch copy failed"
+	vsig digest 1 32 "$(hex_of "$m")" "$W/badv.digest" || fail "vsig digest failed"
+	sig_smime "$W/badv.digest" "$W/badv.sig" || fail "openssl smime failed"
+	# the RSA signature value is the last field of the message
+	s=$(fsize "$W/badv.sig")
+	poke "$W/badv.sig" $((s - 1)) xor 01 > /dev/null || fail "poke failed"
+	poke "$W/badv.sig" $((s - 40)) xor 80 > /dev/null || fail "poke failed"
+	setup_measure "$D/badv" --signature="$W/badv.sig" > /dev/null || fail "setup --signature failed"
+	enable_refused badv "a trusted signature whose RSA value was altered" EKEYREJECTED EBADMSG
+}
+
+t_copied() {
+	sig_need
+	mk cpa $SZ 55
+	mk cpb $SZ 56
+	sig_setup "$D/cpa" trusted > /dev/null || fail "signed setup of cpa failed"
+	vsig extract "$D/cpa" "$W/cpa.sig" || fail "vsig extract failed"
+	setup_measure "$D/cpb" --signature="$W/cpa.sig" > /dev/null || fail "setup --signature failed"
+	enable_refused cpb "a file carrying another file's (valid) signature" EBADMSG
+	expect "ENABLE of the file the signature belongs to (control)" OK "$(vioctl enable "$D/cpa")"
+}
+
+# t_content NAME ALG SIZE HEX-EXPR: the PKCS#7 content is not the file's
+# fsverity_digest_disk; HEX-EXPR is evaluated with $h the measurement's hex
+t_content() {
+	sig_need
+	n=$1
+	mk $n $SZ 57
+	m=$(meas_of $n) || fail "setup of the scratch copy failed"
+	h=$(hex_of "$m")
+	eval "hex=$4"
+	vsig digest "$2" "$3" "$hex" "$W/$n.digest" || fail "vsig digest failed"
+	sig_smime "$W/$n.digest" "$W/$n.sig" || fail "openssl smime failed"
+	setup_measure "$D/$n" --signature="$W/$n.sig" > /dev/null || fail "setup --signature failed"
+	enable_refused $n "a signed digest_disk {alg $2, size $3, $(((${#hex}) / 2)) bytes} on a sha256 file" EBADMSG
+}
+
+t_truncated() {
+	sig_need
+	mk trs $SZ 58
+	sig_setup "$W/trs.orig" trusted > /dev/null || fail "signed setup on tmpfs failed"
+	vsig extract "$W/trs.orig" "$W/trs.sig" || fail "vsig extract failed"
+	gen $SZ 58 > "$W/trs.orig"
+	s=$(fsize "$W/trs.sig")
+	for cut in 1 $((s / 2)); do
+		cp "$W/trs.orig" "$D/trs$cut"
+		cp "$W/trs.orig" "$W/trs$cut.orig"
+		head -c $((s - cut)) "$W/trs.sig" > "$W/trs$cut.sig"
+		setup_measure "$D/trs$cut" --signature="$W/trs$cut.sig" > /dev/null ||
+			fail "setup --signature failed"
+		enable_refused trs$cut "a valid signature truncated by $cut of its $s bytes" EBADMSG
+	done
+}
+
+t_garbage() {
+	sig_need
+	mk garb $SZ 59
+	gen 600 60 > "$W/garb.sig"
+	setup_measure "$D/garb" --signature="$W/garb.sig" > /dev/null || fail "setup --signature failed"
+	enable_refused garb "600 bytes of garbage as the PKCS#7 message" EBADMSG
+	mk garc $SZ 59
+	setup_measure "$D/garc" --signature="$VT_KEYS/trusted.der" > /dev/null || fail "setup --signature failed"
+	enable_refused garc "a DER X.509 certificate as the PKCS#7 message" EBADMSG
+}
+
+t_twosigs() {
+	sig_need
+	mk two $SZ 61
+	sig_setup "$D/two" trusted > /dev/null || fail "signed setup failed"
+	vsig extract "$D/two" "$W/two.sig" || fail "vsig extract failed"
+	vsig add "$D/two" unauth "$W/two.sig" || fail "vsig add failed"
+	expect "extensions" "auth=1 unauth=3,3" "$(vsig list "$D/two")"
+	enable_refused two "two (valid, identical) PKCS7_SIGNATURE extensions" EBADMSG
+}
+
+t_authsig() {
+	sig_need
+	mk auth $SZ 62
+	m=$(setup_measure "$D/auth") || fail "setup failed"
+	vsig digest 1 32 "$(hex_of "$m")" "$W/auth.digest" || fail "vsig digest failed"
+	sig_smime "$W/auth.digest" "$W/auth.sig" || fail "openssl smime failed"
+	vsig add "$D/auth" auth "$W/auth.sig" || fail "vsig add failed"
+	expect "extensions" "auth=1,3 unauth=" "$(vsig list "$D/auth")"
+	enable_refused auth "a PKCS7_SIGNATURE in the authenticated list" EBADMSG
+}
+
+t_crc32c() {
+	sig_need
+	mk crc $SZ 63
+	m=$(setup_measure "$D/crc" --hash=crc32c) || fail "crc32c setup failed"
+	case $m in crc32c:????????) ;; *) fail "setup printed '$m', expected crc32c:<8 hex digits>" ;; esac
+	vsig digest 3 4 "$(hex_of "$m")" "$W/crc.digest" || fail "vsig digest failed"
+	sig_smime "$W/crc.digest" "$W/crc.sig" || fail "openssl smime failed"
+	vsig add "$D/crc" unauth "$W/crc.sig" || fail "vsig add failed"
+	expect "extensions" "auth=1 unauth=3" "$(vsig list "$D/crc")"
+	enable_refused crc "a CRC-32C file with a trusted signature of its measurement" EBADMSG
+}
+
+# ----------------------------------------------------- require_signatures
+
+t_require_enable() {
+	sig_need
+	trap 'sig_require 0' EXIT
+	mk run $SZ 64
+	mk rsn $SZ 65
+	setup_measure "$D/run" > /dev/null || fail "setup failed"
+	m=$(sig_setup "$D/rsn" trusted) || fail "signed setup failed"
+	sig_require 1 || fail "cannot set require_signatures=1"
+	enable_refused run "an unsigned file with require_signatures=1" EBADMSG
+	expect "ENABLE of a signed file with require_signatures=1" OK "$(vioctl enable "$D/rsn")"
+	expect "contents of the signed file" "$(sum_of "$W/rsn.orig")" "$(sum_of "$D/rsn")"
+	expect "measure of the signed file" "$m" "$(vioctl measure "$D/rsn")"
+	sig_require 0 || fail "cannot set require_signatures=0"
+	expect "ENABLE of the unsigned file once require_signatures=0" OK "$(vioctl enable "$D/run")"
+}
+
+t_require_open() {
+	sig_need
+	trap 'sig_require 0' EXIT
+	mk ron $SZ 66
+	mk ros $SZ 67
+	mu=$(setup_measure "$D/ron") || fail "setup failed"
+	ms=$(sig_setup "$D/ros" trusted) || fail "signed setup failed"
+	expect "ENABLE of the unsigned file (require_signatures=0)" OK "$(vioctl enable "$D/ron")"
+	expect "ENABLE of the signed file" OK "$(vioctl enable "$D/ros")"
+	sig_require 1 || fail "cannot set require_signatures=1"
+	for how in drop_caches fs_remount; do
+		$how || fail "$how failed"
+		expect "open of the unsigned verity file after $how, require_signatures=1" \
+			EBADMSG "$(vioctl open "$D/ron" r)"
+		cat "$D/ron" > /dev/null 2>&1 && fail "cat of the unsigned file succeeded after $how"
+		expect "open of the signed verity file after $how" OK "$(vioctl open "$D/ros" r)"
+		expect "contents of the signed file after $how" "$(sum_of "$W/ros.orig")" "$(sum_of "$D/ros")"
+		expect "measure of the signed file after $how" "$ms" "$(vioctl measure "$D/ros")"
+	done
+	sig_require 0 || fail "cannot set require_signatures=0"
+	drop_caches
+	expect "open of the unsigned file once require_signatures=0" OK "$(vioctl open "$D/ron" r)"
+	expect "contents of the unsigned file" "$(sum_of "$W/ron.orig")" "$(sum_of "$D/ron")"
+	expect "measure of the unsigned file" "$mu" "$(vioctl measure "$D/ron")"
+}
+
+# ------------------------------------------------------- on-disk damage
+
+# damage NAME OFFSET: flip the byte at file offset OFFSET of $D/NAME (found
+# with FIEMAP now, before ENABLE), then enable, umount, write the device,
+# mount; prints the measurement setup gave
+damage() {
+	p=$(physoff "$D/$1" "$2") || fail "physoff $D/$1 $2 failed"
+	b=$(poke "$D/$1" "$2" get 1) || fail "poke get failed"
+	r=$(vioctl enable "$D/$1")
+	[ "$r" = OK ] || fail "FS_IOC_ENABLE_VERITY of $1 (before the damage): $r"
+	fs_umount "$VT_MNT" || fail "umount failed"
+	out=$(poke "$VT_DEV" "$p" xor ff) || { fs_mount "$VT_DEV" "$VT_MNT"; fail "poke $VT_DEV $p failed: $out"; }
+	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount failed"
+	old=${out#*: }
+	old=${old%% *}
+	[ "$old" = "$b" ] || fail "device byte at $p is $old, file byte $2 was $b: physoff wrong"
+}
+
+t_corrupt_data() {
+	sig_need
+	mk cd $CSZ 68
+	m=$(sig_setup "$D/cd" trusted) || fail "signed setup failed"
+	sync
+	damage cd $((CK * BS + 1234))
+	expect "open(O_RDONLY) of the signed file with a flipped data byte" OK "$(vioctl open "$D/cd" r)"
+	expect "measure (the signed measurement)" "$m" "$(vioctl measure "$D/cd")"
+	expect "pread of every block" \
+		"blocks=$CNB ok=$((CNB - 1)) eio=1 mismatch=0 other=0 bad=$CK eof=0" \
+		"$(rdtest blocks "$D/cd" "$W/cd.orig")"
+	cat "$D/cd" > /dev/null 2>&1 && fail "cat of the whole file succeeded"
+	return 0
+}
+
+t_corrupt_sig() {
+	sig_need
+	mk cs $SZ 69
+	sig_setup "$D/cs" trusted > /dev/null || fail "signed setup failed"
+	sync
+	set -- $(vsig where "$D/cs")
+	[ $# -eq 2 ] || fail "vsig where failed"
+	# the last byte of the message: inside the RSA signature value
+	damage cs $(($1 + $2 - 1))
+	klog_mark
+	r=$(vioctl open "$D/cs" r)
+	klog_new
+	expect_one_of "open(O_RDONLY) of a verity file whose signature was altered on disk" "$r" \
+		EKEYREJECTED EBADMSG
+	note "open after the on-disk signature damage: $r"
+	rdtest blocks "$D/cs" "$W/cs.orig" | grep -q '^open:' || fail "reading succeeded"
+	return 0
+}
+
+S="$FS: signatures:"
+vt_test "$S sha256 file signed by fsverity setup with a trusted certificate enables, reads, measures the signed measurement (also after drop_caches, remount)" t_signed sha256
+vt_test "$S sha512 file signed by fsverity setup enables, reads, measures the signed measurement (also after drop_caches, remount)" t_signed sha512
+vt_test "$S signature made by openssl smime, embedded with setup --signature, enables and reads like the utility's" t_openssl
+vt_test "$S signed by a certificate not in the keyring: ENABLE fails ENOKEY, file unchanged" t_untrusted
+vt_test "$S signature value altered: ENABLE fails EKEYREJECTED, file unchanged" t_badvalue
+vt_test "$S another file's signature: ENABLE fails EBADMSG, file unchanged" t_copied
+vt_test "$S signed content names sha512 on a sha256 file: ENABLE fails EBADMSG, unchanged" t_content alg 2 32 '$h'
+vt_test "$S signed content with digest size 31 and 31 bytes: ENABLE fails EBADMSG, unchanged" t_content size 1 31 '${h%??}'
+vt_test "$S signed content with digest size 64 but 32 bytes: ENABLE fails EBADMSG, unchanged" t_content sizefield 1 64 '$h'
+vt_test "$S signed content with a byte after the digest: ENABLE fails EBADMSG, unchanged" t_content trailing 1 32 '${h}00'
+vt_test "$S truncated PKCS#7 message: ENABLE fails EBADMSG, file unchanged" t_truncated
+vt_test "$S garbage or an X.509 certificate as the PKCS#7 message: ENABLE fails EBADMSG, unchanged" t_garbage
+vt_test "$S two PKCS7_SIGNATURE extensions: ENABLE fails EBADMSG, file unchanged" t_twosigs
+vt_test "$S PKCS7_SIGNATURE in the authenticated list: ENABLE fails EBADMSG, file unchanged" t_authsig
+vt_test "$S signed CRC-32C file: ENABLE fails EBADMSG, file unchanged" t_crc32c
+vt_test "$S require_signatures=1: unsigned file fails ENABLE EBADMSG (unchanged), signed file enables" t_require_enable
+vt_test "$S require_signatures=1: unsigned verity file fails open EBADMSG after drop_caches and remount, signed one works" t_require_open
+vt_test "$S signed file with a flipped data byte on disk: opens, measures, that block fails EIO, the rest reads" t_corrupt_data
+vt_test "$S signature altered on disk after ENABLE: the next open (after remount) fails" t_corrupt_sig
+[ -e "$VT_REQSIG" ] && echo 0 > "$VT_REQSIG"
+fs_umount "$VT_MNT"
+exit 0
