@@ -77,15 +77,15 @@ klog_new() {
 # file unchanged; notes the errno when more than one is accepted
 enable_refused() {
 	_n=$1
-	_what=$2
+	_ewhat=$2
 	shift 2
 	remember "$_n"
 	klog_mark
 	_r=$(vioctl enable "$D/$_n")
-	echo "ENABLE of $_what: $_r"
+	echo "ENABLE of $_ewhat: $_r"
 	klog_new
-	expect_one_of "FS_IOC_ENABLE_VERITY of $_what" "$_r" "$@"
-	[ $# -gt 1 ] && note "ENABLE of $_what: $_r"
+	expect_one_of "FS_IOC_ENABLE_VERITY of $_ewhat" "$_r" "$@"
+	[ $# -gt 1 ] && note "ENABLE of $_ewhat: $_r"
 	unchanged "$_n"
 }
 
