@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Boot the built kernel and initramfs in QEMU: boot.sh test|demo|shell
+# Boot the built kernel and initramfs in QEMU: boot.sh test|demo|bench|shell
 #
-# test and demo run under a hard timeout with the console in
+# test, demo and bench run under a hard timeout with the console in
 # build/logs/console-MODE.log and the result stream (the guest's ttyS1) in
 # build/logs/results-MODE.log, then judge the run with check-log.sh.
 # shell gives an interactive busybox shell on the terminal.
@@ -13,7 +13,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-test}
-case $mode in test|demo|shell) ;; *) die "usage: boot.sh test|demo|shell" ;; esac
+case $mode in test|demo|bench|shell) ;; *) die "usage: boot.sh test|demo|bench|shell" ;; esac
 
 kernel=$OBJ/arch/x86/boot/bzImage
 initrd=$BUILD/initramfs.cpio.gz
