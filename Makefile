@@ -9,7 +9,7 @@ S := scripts
 
 .PHONY: all deps tree patch kernel initramfs host-test boot selftest check \
 	checkpatch distro-build \
-	demo shell devtree export clean distclean help
+	demo bench shell devtree export clean distclean help
 
 all: check
 
@@ -53,6 +53,11 @@ check: kernel initramfs
 
 demo: kernel initramfs
 	@$(S)/boot.sh demo
+
+# The benchmark of issue #9: one VM boot in vtest.mode=bench, the host-side
+# setup benchmark, then build/bench/results.md and the PNG plots.
+bench: kernel initramfs
+	@$(S)/bench.sh
 
 shell: kernel initramfs
 	@$(S)/boot.sh shell

@@ -1,0 +1,393 @@
+#!/usr/bin/env bash
+# make bench: the benchmark of issue #9 in one VM boot, then the table and
+# the plots.
+#
+#  1. waits until no other QEMU runs (the machine's cores are shared: an
+#     overlapping VM would skew the numbers), notes the load average;
+#  2. the host side: tests/host/bench-setup.sh ('fsverity setup' single- and
+#     multi-threaded against sha256sum);
+#  3. boots the kernel in vtest.mode=bench (tests/vm/bench.sh), through
+#     boot.sh, which judges the run (kernel log clean, every section ok);
+#  4. takes the medians and the ratios of the guest's records and writes
+#     build/bench/results.md (printed at the end), seq-read.png and ttfb.png.
+#
+# Outputs in build/bench/: results.md, seq-read.png, ttfb.png, raw.log (the
+# guest's result stream), host-setup.txt, boot.log, the gnuplot inputs.
+# Environment: as boot.sh (VTEST_MEM, VTEST_DISK_SIZE, VTEST_TIMEOUT,
+# VTEST_ACCEL; VTEST_FILTER picks the guest's sections: hash seq rand ttfb
+# enable), BENCH_HOST=0 skips the host side, BENCH_WAIT (seconds to wait for
+# another QEMU to finish, default 1800).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+OUT=$BUILD/bench
+mkdir -p "$OUT"
+rm -f "$OUT"/*.png "$OUT"/*.dat "$OUT"/*.gp "$OUT"/results.md
+command -v gnuplot >/dev/null || die "gnuplot is missing: run 'make deps' (gnuplot-nox)"
+command -v python3 >/dev/null || die "python3 is missing: run 'make deps'"
+
+start=$(date +%s)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+info "bench: load average at start $load_start, $(nproc) host CPUs"
+
+# Wait while another VM runs.
+other_qemu() { pgrep -f qemu-system-x86_64 >/dev/null; }
+waited=0
+while other_qemu; do
+	[ $waited = 0 ] && info "bench: another QEMU is running ($(pgrep -f qemu-system-x86_64 | tr '\n' ' ')); waiting for it to finish"
+	[ $waited -ge "${BENCH_WAIT:-1800}" ] && die "another QEMU still runs after ${BENCH_WAIT:-1800} s; try again later"
+	sleep 10
+	waited=$((waited + 10))
+done
+[ $waited -gt 0 ] && info "bench: waited $waited s for the other QEMU"
+
+# Sample, every 5 s, the load and whether more than our own QEMU runs.
+monitor=$OUT/monitor.log
+: >"$monitor"
+(
+	while :; do
+		# the QEMU processes themselves (comm is cut at 15 characters)
+		echo "$(date +%s) $(pgrep -c -x qemu-system-x86 || true) $(cut -d' ' -f1 /proc/loadavg)"
+		sleep 5
+	done
+) >>"$monitor" 2>/dev/null &
+mon=$!
+trap 'kill $mon 2>/dev/null || true' EXIT
+
+host_start=$(date +%s)
+if [ "${BENCH_HOST:-1}" != 0 ]; then
+	info "bench: host side, tests/host/bench-setup.sh"
+	fsv=()
+	[ -x "$BUILD/tools/fsverity" ] && fsv=(env "FSVERITY=$BUILD/tools/fsverity")
+	if ! "${fsv[@]}" "$ROOT/tests/host/bench-setup.sh" 2>&1 | tee "$OUT/host-setup.txt"; then
+		echo "bench-setup.sh failed" >>"$OUT/host-setup.txt"
+	fi
+else
+	echo "skipped (BENCH_HOST=0)" >"$OUT/host-setup.txt"
+fi
+host_end=$(date +%s)
+
+# The bench boot: 3 GiB scratch disks (the files take about 1.5 GiB per
+# filesystem), a limit well under the 20 minutes with margin for slow hosts.
+export VTEST_DISK_SIZE=${VTEST_DISK_SIZE:-3G}
+export VTEST_TIMEOUT=${VTEST_TIMEOUT:-1500}
+vm_start=$(date +%s)
+boot_status=0
+"$ROOT/scripts/boot.sh" bench 2>&1 | tee "$OUT/boot.log" || boot_status=$?
+vm_end=$(date +%s)
+tr -d '\r' <"$LOGS/results-bench.log" >"$OUT/raw.log"
+kill $mon 2>/dev/null || true
+wait $mon 2>/dev/null || true
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+
+seq_mib=$(sed -n 's/^B info .* seq_mib=\([0-9]*\).*/\1/p' "$OUT/raw.log" | head -n 1)
+accel=$(sed -n 's/.*booting .* kernel (\([a-z]*\)), mode bench.*/\1/p' "$OUT/boot.log" | head -n 1)
+export OUT accel load_start load_end start host_start host_end vm_start vm_end boot_status \
+	VTEST_MEM VTEST_DISK_SIZE
+python3 - <<'PY'
+import os, re, statistics, time
+from collections import defaultdict
+
+E = os.environ
+OUT = E["OUT"]
+recs = []
+for line in open(os.path.join(OUT, "raw.log"), errors="replace"):
+    t = line.split()
+    if len(t) < 2 or t[0] != "B":
+        continue
+    r = {"sec": t[1]}
+    for kv in t[2:]:
+        if "=" in kv:
+            k, v = kv.split("=", 1)
+            r[k] = v
+    recs.append(r)
+
+def sel(sec, **kw):
+    return [r for r in recs if r["sec"] == sec and all(r.get(k) == str(v) for k, v in kw.items())]
+
+def med(vals):
+    vals = [float(v) for v in vals]
+    return statistics.median(vals) if vals else None
+
+def f(x, fmt="%.1f"):
+    return "n/a" if x is None else fmt % x
+
+def ratio(a, b, fmt="%.2f"):
+    return "n/a" if a is None or b is None or b == 0 else fmt % (a / b)
+
+info = (sel("info") or [{}])[0]
+runs = int(info.get("runs", "0") or 0)
+fss = [fs for fs in ("ext4", "f2fs") if sel("seq", fs=fs) or sel("ttfb", fs=fs) or sel("enable", fs=fs)]
+algs = ["sha256", "sha512", "crc32c"]
+drivers = {r["cfg"]: r.get("driver", "?") for r in sel("driver")}
+seq_mib = info.get("seq_mib", "?")
+sizes = [int(s) for s in info.get("sizes", "").split(",") if s]
+L = []
+P = L.append
+
+def nsamples(rs):
+    return len(rs)
+
+# ---------------------------------------------------------------- header
+P("# fs-verity benchmark (`make bench`)")
+P("")
+P("Measured %s in one VM boot: kernel %s, QEMU %s, %s guest CPUs, %s MiB; host: %d CPUs. "
+  % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(int(E["vm_start"]))), info.get("kernel", "?"),
+     (E.get("accel") or "?").upper(), info.get("cpus", "?"), info.get("mem_mib", "?"), os.cpu_count()))
+P("Every figure is a median of the repetitions (%s unless stated) and is shown as a ratio to a "
+  "baseline of the same run; absolute MB/s and ms are those of the emulated guest "
+  "(TCG: slow, only their ratios mean something).  MB/s = 10^6 bytes/s." % runs)
+P("")
+mon = []
+try:
+    for line in open(os.path.join(OUT, "monitor.log")):
+        t = line.split()
+        if len(t) == 3:
+            mon.append((int(t[0]), int(t[1]), float(t[2])))
+except OSError:
+    pass
+vm0, vm1 = int(E["vm_start"]), int(E["vm_end"])
+during = [m for m in mon if vm0 + 5 <= m[0] <= vm1 - 5]
+others = max([m[1] for m in during], default=0) - 1
+P("Load average (1/5/15 min) at start %s, at end %s; the load sampled every 5 s during the boot "
+  "peaked at %s. Other QEMU processes seen during the bench boot: %s."
+  % (E["load_start"], E["load_end"], f(max([m[2] for m in during], default=None), "%.2f"),
+     "none" if others <= 0 else "%d (numbers may be skewed)" % others))
+P("Runtime of scripts/bench.sh: %d s (host side %d s, VM boot %d s); the guest status: %s."
+  % (int(time.time()) - int(E["start"]), int(E["host_end"]) - int(E["host_start"]),
+     vm1 - vm0, "ok" if E["boot_status"] == "0" else "FAILED (status %s, see boot.log)" % E["boot_status"]))
+P("")
+
+# ---------------------------------------------------------------- hash
+hash_mbps = {}
+if sel("hash"):
+    P("## Kernel hash throughput (AF_ALG, %s MiB, the baseline of verified reads)" % info.get("hash_mib", "?"))
+    P("")
+    P("| algorithm | driver | 1 stream MB/s | one digest per 4 KiB block MB/s | %s streams at once (all CPUs) MB/s |" % info.get("cpus", "?"))
+    P("|---|---|---:|---:|---:|")
+    for a in algs:
+        m = {mode: med([r["mbps"] for r in sel("hash", cfg=a, mode=mode)]) for mode in ("stream", "block4k", "allcpus")}
+        hash_mbps[a] = m
+        P("| %s | %s | %s | %s | %s |" % (a, drivers.get(a, "?"), f(m["stream"]), f(m["block4k"]), f(m["allcpus"])))
+    P("")
+
+# ---------------------------------------------------------------- seq
+seqdat = []
+goal_seq = []
+if sel("seq"):
+    P("## Sequential read of a %s MiB file after drop_caches" % seq_mib)
+    P("")
+    P("limit = min(plain read, kernel hash of one stream); fs-verity's read workqueue verifies on up to "
+      "%s CPUs at once, so the last column also gives the fraction of min(plain, hash on all CPUs)." % info.get("cpus", "?"))
+    P("")
+    P("| fs | file | MB/s | × plain | hash MB/s (1 stream) | limit MB/s | fraction of limit | fraction of min(plain, all-CPU hash) |")
+    P("|---|---|---:|---:|---:|---:|---:|---:|")
+    for fs in fss:
+        def mbps(cfg):
+            rs = sel("seq", fs=fs, cfg=cfg)
+            return med([int(r["bytes"]) / int(r["usec"]) for r in rs]) if rs else None
+        plain = mbps("plain")
+        P("| %s | plain | %s | 1.00 | | | | |" % (fs, f(plain)))
+        seqdat.append(("%s plain" % fs, 1.0, 1.0, 1.0))
+        for a in algs:
+            v = mbps(a)
+            h = hash_mbps.get(a, {}).get("stream")
+            h2 = hash_mbps.get(a, {}).get("allcpus")
+            lim = min(plain, h) if plain and h else None
+            lim2 = min(plain, h2) if plain and h2 else None
+            P("| %s | verity %s | %s | %s | %s | %s | %s | %s |" % (fs, a, f(v), ratio(v, plain), f(h), f(lim), ratio(v, lim), ratio(v, lim2)))
+            if plain and v:
+                seqdat.append(("%s %s" % (fs, a), v / plain, (lim or 0) / plain, (lim2 or 0) / plain))
+            if a == "sha256" and v and lim:
+                goal_seq.append("%s %.2f" % (fs, v / lim))
+    P("")
+    if goal_seq:
+        P("Goal of issue 9, SHA-256 at ≥ 0.8 of the limit: %s → %s." % (", ".join(goal_seq),
+          "met" if all(float(g.split()[1]) >= 0.8 for g in goal_seq) else "NOT met"))
+        P("")
+
+# ---------------------------------------------------------------- rand
+if sel("rand"):
+    P("## Random 4 KiB reads (%s preads per pass in the %s MiB plain and SHA-256 files)" % (info.get("rand_reads", "?"), seq_mib))
+    P("")
+    P("One read at a random block of each 512 KiB region (the data one SHA-256 tree block covers), the "
+      "regions in a scrambled order.  cold: after drop_caches, every read needs its own tree block; "
+      "warm: right after, another random block of each region (data not cached, the verified tree "
+      "blocks are); hot: the cold pass's blocks again (all in the page cache).")
+    P("")
+    P("| fs | state | plain µs/read | verity µs/read | verity / plain |")
+    P("|---|---|---:|---:|---:|")
+    savings = []
+    for fs in fss:
+        per = {}
+        for st in ("cold", "warm", "hot"):
+            p = med([int(r["usec"]) / int(r["reads"]) for r in sel("rand", fs=fs, cfg="plain", state=st)])
+            v = med([int(r["usec"]) / int(r["reads"]) for r in sel("rand", fs=fs, cfg="sha256", state=st)])
+            per[st] = (p, v)
+            P("| %s | %s | %s | %s | %s |" % (fs, st, f(p), f(v), ratio(v, p)))
+        (pc, vc), (pw, vw) = per["cold"], per["warm"]
+        if None not in (pc, vc, pw, vw):
+            savings.append("%s: verity's extra cost per read %.0f µs cold, %.0f µs warm (%s of the cold cost saved)"
+                           % (fs, vc - pc, vw - pw, "%.0f%%" % (100 * (1 - (vw - pw) / (vc - pc))) if vc > pc else "n/a"))
+    P("")
+    if savings:
+        P("What the cached tree pages save: " + "; ".join(savings) + ".")
+        P("")
+
+# ---------------------------------------------------------------- ttfb
+ttfbdat = defaultdict(dict)
+if sel("ttfb"):
+    P("## Time to first byte: open + read of the first 4 KiB after drop_caches (SHA-256 files)")
+    P("")
+    P("Medians of %s samples per size (%s per repetition); sha256sum of the whole file (what hashing "
+      "at open costs, IMA's way) after drop_caches, %s samples."
+      % (runs * int(info.get("ttfb_samples", "1")), info.get("ttfb_samples", "1"), runs))
+    P("")
+    P("| fs | size MiB | plain ms | verity ms | verity / plain | sha256sum whole file ms | sha256sum / plain first read |")
+    P("|---|---:|---:|---:|---:|---:|---:|")
+    goal = []
+    for fs in fss:
+        for n in sizes:
+            p = med([int(r["usec"]) / 1000 for r in sel("ttfb", fs=fs, cfg="plain", mib=n)])
+            v = med([int(r["usec"]) / 1000 for r in sel("ttfb", fs=fs, cfg="verity", mib=n)])
+            h = med([int(r["usec"]) / 1000 for r in sel("fullhash", fs=fs, mib=n)])
+            P("| %s | %d | %s | %s | %s | %s | %s |" % (fs, n, f(p, "%.2f"), f(v, "%.2f"), ratio(v, p), f(h, "%.0f"), ratio(h, p, "%.0f")))
+            ttfbdat[fs][n] = (p, v, h)
+            if p and v:
+                goal.append(v / p)
+    P("")
+    if goal:
+        P("Goal of issue 9, fs-verity's first read within 2× of the plain first read at every size: "
+          "worst %.2f× → %s." % (max(goal), "met" if max(goal) <= 2 else "NOT met"))
+    grow = []
+    for fs in fss:
+        d = ttfbdat[fs]
+        if sizes and d.get(sizes[0], (0, 0, None))[2] and d.get(sizes[-1], (0, 0, None))[2]:
+            grow.append("%s ×%.1f" % (fs, d[sizes[-1]][2] / d[sizes[0]][2]))
+    if grow and len(sizes) > 1:
+        P("sha256sum from %d to %d MiB (×%d the data): %s." % (sizes[0], sizes[-1], sizes[-1] // sizes[0], ", ".join(grow)))
+    P("")
+
+# ---------------------------------------------------------------- enable
+if sel("enable"):
+    P("## FS_IOC_ENABLE_VERITY and FS_IOC_MEASURE_VERITY across file sizes (SHA-256)")
+    P("")
+    P("ENABLE after sync + drop_caches (the data already on disk), medians of %s files per size; "
+      "MEASURE: open + the first call after drop_caches, and one call on an open file (mean of 1000)."
+      % info.get("enable_runs", "?"))
+    P("")
+    P("| fs | size MiB | ENABLE ms | × ENABLE at %s MiB | open + MEASURE ms (cold) | × at %s MiB | MEASURE call µs |" % (sizes[0] if sizes else "?", sizes[0] if sizes else "?"))
+    P("|---|---:|---:|---:|---:|---:|---:|")
+    for fs in fss:
+        e0 = m0 = None
+        for n in sizes:
+            e = med([int(r["usec"]) / 1000 for r in sel("enable", fs=fs, cfg="sha256", mib=n)])
+            m = med([int(r["usec"]) / 1000 for r in sel("measure", fs=fs, cfg="sha256", mib=n)])
+            each = med([r["each_usec"] for r in sel("measure", fs=fs, cfg="sha256", mib=n)])
+            if e0 is None:
+                e0, m0 = e, m
+            P("| %s | %d | %s | %s | %s | %s | %s |" % (fs, n, f(e, "%.1f"), ratio(e, e0), f(m, "%.2f"), ratio(m, m0), f(each, "%.1f")))
+    P("")
+
+# ---------------------------------------------------------------- host
+host = open(os.path.join(OUT, "host-setup.txt"), errors="replace").read()
+P("## Host: `fsverity setup` throughput (tests/host/bench-setup.sh, native, not in the VM)")
+P("")
+rows = re.findall(r"^(sha256sum|setup --threads=\d+ \(sha256\))\s+(\d+) MiB/s(?:\s+\(([\d.]+)x sha256sum\))?", host, re.M)
+if rows:
+    m = re.search(r"^file: (.*)$", host, re.M)
+    if m:
+        P("File: " + m.group(1) + "; `--threads=%d` = all host CPUs%s." % (2, "" if os.cpu_count() == 2 else
+          " NOT: the host has %d, bench-setup.sh always uses 2" % os.cpu_count()))
+        P("")
+    P("| command | MiB/s | × sha256sum |")
+    P("|---|---:|---:|")
+    for name, mibs, x in rows:
+        P("| %s | %s | %s |" % (name, mibs, "1.00" if name == "sha256sum" else x))
+    for line in re.findall(r"^peak RSS.*$", host, re.M):
+        P("")
+        P(line.rstrip())
+else:
+    P("not measured: " + (host.strip().splitlines() or ["no output"])[-1])
+P("")
+
+# ---------------------------------------------------------------- notes
+P("## Not measured / caveats")
+P("")
+P("- dm-verity is not part of this run: the test kernel has no device-mapper (`CONFIG_MD` is off in "
+  "configs/test.config) and the initramfs has no veritysetup.")
+P("- IMA's open-time hash is represented by userspace `sha256sum` of the whole file (busybox), not "
+  "by IMA itself (not in the test kernel's configuration).")
+P("- Absolute figures are those of an emulated CPU (TCG); on real hardware the hash-bound cases "
+  "shift, the ratios here say how the configurations compare under the same conditions.")
+P("- The scratch disks are raw image files in the host's page cache (cache=unsafe): \"disk\" reads "
+  "are fast relative to hashing, as with an SSD.")
+P("")
+P("Files: results.md, seq-read.png, ttfb.png, raw.log (the guest's records), host-setup.txt, boot.log.")
+
+open(os.path.join(OUT, "results.md"), "w").write("\n".join(L) + "\n")
+
+# ---------------------------------------------------------------- plots
+with open(os.path.join(OUT, "seq-read.dat"), "w") as o:
+    o.write("# config read/plain limit(1-stream hash)/plain limit(all-CPU hash)/plain\n")
+    for name, v, l1, l2 in seqdat:
+        o.write('"%s" %.4f %.4f %.4f\n' % (name, v, l1, l2))
+with open(os.path.join(OUT, "ttfb.dat"), "w") as o:
+    o.write("# fs size_mib verity/plain sha256sum/plain\n")
+    for fs in fss:
+        for n in sizes:
+            p, v, h = ttfbdat[fs].get(n, (None, None, None))
+            if p:
+                o.write("%s %d %s %s\n" % (fs, n, "%.4f" % (v / p) if v else "NaN", "%.4f" % (h / p) if h else "NaN"))
+PY
+
+cat >"$OUT/seq-read.gp" <<EOF
+set terminal pngcairo size 1100,560 font "DejaVu Sans,10"
+set output "$OUT/seq-read.png"
+set title "Sequential read after drop_caches, ${seq_mib:-?} MiB, relative to the plain read of the same filesystem (medians, one VM run)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set ylabel "throughput / plain read"
+set yrange [0:*]
+set grid ytics
+set key below
+set xtics rotate by -30 nomirror
+plot "$OUT/seq-read.dat" using 2:xtic(1) title "measured read" lc rgb "#1f77b4", \
+     "" using 3 title "limit: min(plain, kernel hash, 1 stream)" lc rgb "#ff7f0e", \
+     "" using 4 title "min(plain, kernel hash on all CPUs)" lc rgb "#c7c7c7"
+EOF
+cat >"$OUT/ttfb.gp" <<EOF
+set terminal pngcairo size 900,620 font "DejaVu Sans,10"
+set output "$OUT/ttfb.png"
+set title "Time to first byte vs file size, relative to the plain file's first 4 KiB read (medians)"
+set logscale xy 2
+set xlabel "file size (MiB)"
+set ylabel "time / plain open + first 4 KiB read"
+set xtics ($(awk '!/^#/ { print $2 }' "$OUT/ttfb.dat" | sort -nu | awk '{printf "%s\"%s\" %s", (NR > 1 ? ", " : ""), $1, $1}'))
+set xrange [*:*]
+set grid
+set key below maxrows 3
+set yrange [0.5:*]
+plot "< grep ^ext4 $OUT/ttfb.dat" using 2:3 with linespoints lw 2 pt 7 title "ext4: fs-verity open + first 4 KiB", \
+     "< grep ^f2fs $OUT/ttfb.dat" using 2:3 with linespoints lw 2 pt 5 title "f2fs: fs-verity open + first 4 KiB", \
+     "< grep ^ext4 $OUT/ttfb.dat" using 2:4 with linespoints lw 2 pt 6 dt 2 title "ext4: sha256sum of the whole file", \
+     "< grep ^f2fs $OUT/ttfb.dat" using 2:4 with linespoints lw 2 pt 4 dt 2 title "f2fs: sha256sum of the whole file", \
+     2 with lines lw 2 dt 3 lc rgb "#d62728" title "goal: 2x the plain first read"
+EOF
+plots=()
+for p in seq-read ttfb; do
+	if [ -s "$OUT/$p.dat" ] && [ "$(grep -vc '^#' "$OUT/$p.dat")" -gt 0 ] &&
+		gnuplot "$OUT/$p.gp" 2>"$OUT/$p.gnuplot.log"; then
+		plots+=("${OUT#"$ROOT"/}/$p.png")
+	else
+		info "bench: no $p plot (no data, or gnuplot failed: ${OUT#"$ROOT"/}/$p.gnuplot.log)"
+	fi
+done
+
+echo
+cat "$OUT/results.md"
+echo
+info "bench: ${OUT#"$ROOT"/}/results.md${plots[*]:+, ${plots[*]}}; $(($(date +%s) - start)) s; load average at end $load_end"
+exit "$boot_status"
