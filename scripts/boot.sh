@@ -21,10 +21,13 @@ initrd=$BUILD/initramfs.cpio.gz
 [ -f "$initrd" ] || die "no initramfs at $initrd: run 'make initramfs'"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: run 'make deps'"
 
-mkdir -p "$LOGS" "$BUILD/disks"
+# Fresh scratch disks for each run, so that runs never share them.
+diskdir=$BUILD/disks/run.$$
+mkdir -p "$LOGS" "$diskdir"
+trap 'rm -rf "$diskdir"' EXIT
 disks=()
 for d in vda vdb; do
-	img=$BUILD/disks/$d.img
+	img=$diskdir/$d.img
 	rm -f "$img"
 	truncate -s "${VTEST_DISK_SIZE:-2G}" "$img"
 	disks+=(-drive "file=$img,format=raw,if=virtio,cache=unsafe")
@@ -70,11 +73,14 @@ fi
 info "booting $FLAVOR kernel ($(accel)), mode $mode"
 
 if [ "$mode" = shell ]; then
-	exec "${qemu[@]}" -serial mon:stdio -serial null "${disks[@]}" -append "$cmdline"
+	"${qemu[@]}" -serial mon:stdio -serial null "${disks[@]}" -append "$cmdline" || exit
+	exit 0
 fi
 
-console=$LOGS/console-$mode.log
-results=$LOGS/results-$mode.log
+tag=$mode
+[ "$FLAVOR" = test ] || tag=$FLAVOR-$mode
+console=$LOGS/console-$tag.log
+results=$LOGS/results-$tag.log
 : >"$console"
 : >"$results"
 limit=${VTEST_TIMEOUT:-2400}
@@ -89,4 +95,4 @@ wait $qpid || status=$?
 wait $tpid 2>/dev/null || true
 info "guest finished (status $status) after its run; console: ${console#"$ROOT"/}"
 
-exec "$(dirname "$0")/check-log.sh" "$console" "$results" "$status" "$mode"
+"$(dirname "$0")/check-log.sh" "$console" "$results" "$status" "$mode"
