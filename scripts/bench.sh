@@ -132,7 +132,7 @@ def nsamples(rs):
 P("# fs-verity benchmark (`make bench`)")
 P("")
 P("Measured %s in one VM boot: kernel %s, QEMU %s, %s guest CPUs, %s MiB; host: %d CPUs. "
-  % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(int(E["vm_start"]))), info.get("kernel", "?"),
+  % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(int(E["vm_start"]))), (info.get("kernel", "?") + " " + info.get("build", "")).strip(),
      (E.get("accel") or "?").upper(), info.get("cpus", "?"), info.get("mem_mib", "?"), os.cpu_count()))
 P("Every figure is a median of the repetitions (%s unless stated) and is shown as a ratio to a "
   "baseline of the same run; absolute MB/s and ms are those of the emulated guest "
@@ -149,10 +149,13 @@ except OSError:
 vm0, vm1 = int(E["vm_start"]), int(E["vm_end"])
 during = [m for m in mon if vm0 + 5 <= m[0] <= vm1 - 5]
 others = max([m[1] for m in during], default=0) - 1
+busy = [m[0] - vm0 for m in during if m[1] > 1]
 P("Load average (1/5/15 min) at start %s, at end %s; the load sampled every 5 s during the boot "
   "peaked at %s. Other QEMU processes seen during the bench boot: %s."
   % (E["load_start"], E["load_end"], f(max([m[2] for m in during], default=None), "%.2f"),
-     "none" if others <= 0 else "%d (numbers may be skewed)" % others))
+     "none" if others <= 0 else
+     "%d, in %d of the %d samples, from %d s to %d s after the boot started (the numbers of "
+     "that part of the run are skewed)" % (others, len(busy), len(during), min(busy), max(busy))))
 P("Runtime of scripts/bench.sh: %d s (host side %d s, VM boot %d s); the guest status: %s."
   % (int(time.time()) - int(E["start"]), int(E["host_end"]) - int(E["host_start"]),
      vm1 - vm0, "ok" if E["boot_status"] == "0" else "FAILED (status %s, see boot.log)" % E["boot_status"]))
@@ -342,7 +345,7 @@ with open(os.path.join(OUT, "ttfb.dat"), "w") as o:
 PY
 
 cat >"$OUT/seq-read.gp" <<EOF
-set terminal pngcairo size 1100,560 font "DejaVu Sans,10"
+set terminal pngcairo noenhanced size 1100,560 font "DejaVu Sans,10"
 set output "$OUT/seq-read.png"
 set title "Sequential read after drop_caches, ${seq_mib:-?} MiB, relative to the plain read of the same filesystem (medians, one VM run)"
 set style data histograms
@@ -350,7 +353,7 @@ set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
 set ylabel "throughput / plain read"
-set yrange [0:*]
+set yrange [0:1.15]
 set grid ytics
 set key below
 set xtics rotate by -30 nomirror
@@ -359,7 +362,7 @@ plot "$OUT/seq-read.dat" using 2:xtic(1) title "measured read" lc rgb "#1f77b4",
      "" using 4 title "min(plain, kernel hash on all CPUs)" lc rgb "#c7c7c7"
 EOF
 cat >"$OUT/ttfb.gp" <<EOF
-set terminal pngcairo size 900,620 font "DejaVu Sans,10"
+set terminal pngcairo noenhanced size 900,620 font "DejaVu Sans,10"
 set output "$OUT/ttfb.png"
 set title "Time to first byte vs file size, relative to the plain file's first 4 KiB read (medians)"
 set logscale xy 2

@@ -225,7 +225,7 @@ echo "# fs-verity benchmark: kernel $(uname -r), $(grep -c ^processor /proc/cpui
 	"runs $RUNS, sequential $SEQ_MIB MiB, sizes $SIZES MiB, hash $HASH_MIB MiB," \
 	"random reads $RAND_N, filter '${VTEST_FILTER:-all}'"
 echo "# sections: hash seq rand ttfb enable (VTEST_FILTER picks them)"
-echo "B info kernel=$(uname -r) runs=$RUNS seq_mib=$SEQ_MIB hash_mib=$HASH_MIB rand_reads=$RAND_N" \
+echo "B info kernel=$(uname -r) build=$(uname -v | cut -d' ' -f1) runs=$RUNS seq_mib=$SEQ_MIB hash_mib=$HASH_MIB rand_reads=$RAND_N" \
 	"ttfb_samples=$TTFB_N enable_runs=$ENABLE_RUNS" \
 	"sizes=$(echo $SIZES | tr ' ' ,) fullhash_fs=$(echo $FULLHASH_FS | tr ' ' ,)" \
 	"cpus=$NCPU mem_mib=$(awk '/MemTotal/ { printf "%d", $2 / 1024 }' /proc/meminfo)"
