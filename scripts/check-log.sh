@@ -34,8 +34,11 @@ declare -A patterns=(
 	[RCU stall]='rcu: INFO:|self-detected stall'
 	[kmemleak]='unreferenced object'
 )
+# Read the kernel lines once; no pipeline into grep -m1, whose early exit
+# would fail the pipeline (pipefail) and hide the match.
+kernel_lines=$(tr -d '\r' <"$console" | grep -E '^\[ *[0-9]+\.[0-9]+\]' || true)
 for what in panic oops BUG WARNING KASAN UBSAN lockdep 'hung task' 'RCU stall' kmemleak; do
-	if hit=$(tr -d '\r' <"$console" | grep -E '^\[ *[0-9]+\.[0-9]+\]' | grep -E -m1 -- "${patterns[$what]}"); then
+	if hit=$(grep -E -m1 -- "${patterns[$what]}" <<<"$kernel_lines"); then
 		problems+=("the kernel log shows a $what report: $hit")
 	fi
 done
