@@ -1066,6 +1066,8 @@ static void mutate(struct img *im, const struct base *b, enum mut k)
 				tmp[i] = rnd(256);
 		pos = up8(8 + n);
 		len = rnd(3) ? 8 + n : pick_len(8 + n, b->footer - b->unauth_end + pos);
+		if (t == 3 && !rnd(4))	/* a length that wraps when rounded up to 8 */
+			len = 0xfffffff9 + rnd(7);
 		img_insert(im, b->unauth_end, NULL, pos);
 		put32(im->p + b->unauth_end, len);
 		put16(im->p + b->unauth_end + 4, t);
