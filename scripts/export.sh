@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerate patches/NNNN-*.patch and patches/series from the commits of
-# build/devtree after the 'base' tag.  The cover letter
-# (patches/0000-cover-letter.patch) is kept as it is.
+# build/devtree after the 'base' tag, and patches/0000-cover-letter.patch
+# from patches/cover-letter.txt (first line: the subject; then the body),
+# with git format-patch's shortlog and diffstat.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -14,7 +15,21 @@ n=$(git -C "$dev" rev-list --count base..HEAD)
 tmp=$BUILD/export.tmp
 rm -rf "$tmp"
 git -C "$dev" format-patch -q --zero-commit --no-signature --numbered \
-	-o "$tmp" base..HEAD
+	--cover-letter -o "$tmp" base..HEAD
+letter=$ROOT/patches/cover-letter.txt
+if [ -f "$letter" ]; then
+	subject=$(head -n 1 "$letter")
+	python3 - "$tmp/0000-cover-letter.patch" "$subject" "$letter" <<'PY'
+import sys
+path, subject, letter = sys.argv[1:]
+body = open(letter).read().split('\n', 1)[1].strip('\n')
+s = open(path).read()
+s = s.replace('*** SUBJECT HERE ***', subject).replace('*** BLURB HERE ***', body)
+open(path, 'w').write(s)
+PY
+else
+	rm "$tmp/0000-cover-letter.patch"
+fi
 # Unfold folded mail headers (a long From: is split by format-patch), so
 # that checkpatch and quilt read them as one line each.
 for f in "$tmp"/*.patch; do
@@ -25,8 +40,7 @@ for f in "$tmp"/*.patch; do
 	     END { print line }' "$f" >"$f.unfolded"
 	mv "$f.unfolded" "$f"
 done
-find "$ROOT/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
-	! -name '0000-*' -delete
+find "$ROOT/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' -delete
 mv "$tmp"/*.patch "$ROOT/patches/"
 rmdir "$tmp"
 (cd "$ROOT/patches" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$ROOT/patches/series"
