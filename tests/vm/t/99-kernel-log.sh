@@ -8,7 +8,7 @@ t_dmesg() {
 	need_cmd dmesg
 	dmesg > "$VT_STATE/dmesg" 2>&1 || fail "dmesg failed"
 	[ -s "$VT_STATE/dmesg" ] || fail "the kernel log is empty"
-	grep -n -E 'Oops|BUG:|WARNING:|kernel BUG|general protection fault|lockdep|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU|INFO: task .* blocked|Call Trace|UBSAN|KASAN' \
+	grep -n -E 'Oops|BUG:|WARNING:|kernel BUG|general protection fault|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU|INFO: task .* blocked|Call Trace|UBSAN|KASAN' \
 		"$VT_STATE/dmesg" > "$VT_STATE/dmesg.bad"
 	if [ -s "$VT_STATE/dmesg.bad" ]; then
 		echo "the kernel log has $(wc -l < "$VT_STATE/dmesg.bad") suspicious lines:"
