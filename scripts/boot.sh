@@ -7,7 +7,7 @@
 # shell gives an interactive busybox shell on the terminal.
 #
 # Environment: VTEST_FILTER (test-name glob), VTEST_TIMEOUT (seconds),
-# VTEST_MEM (MiB), VTEST_ACCEL (auto|tcg|kvm), VTEST_INJECT (fail|panic|hang,
+# VTEST_MEM (MiB), VTEST_ACCEL (auto|tcg|kvm), VTEST_CMDLINE (extra words), VTEST_INJECT (fail|panic|hang,
 # for the harness self-test), VTEST_DISK_SIZE (per scratch disk).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -41,6 +41,8 @@ cmdline="console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on vtest.mode=$mode"
 # loops time out and PCI interrupt routing fails: boot the debug kernel
 # without ACPI (the PC's MP and PIRQ tables suffice).
 [ "$FLAVOR" = debug ] && cmdline+=" acpi=off"
+# Extra kernel command line words, e.g. VTEST_CMDLINE=vfuzz.seed=N
+[ -n "${VTEST_CMDLINE:-}" ] && cmdline+=" $VTEST_CMDLINE"
 [ -n "${VTEST_INJECT:-}" ] && cmdline+=" vtest.inject=$VTEST_INJECT"
 
 qemu_base=(qemu-system-x86_64 -M pc -smp 2 -m "${VTEST_MEM:-1024}" -nodefaults -display none

@@ -1579,6 +1579,7 @@ static void raw_flips(const struct base *b, struct flip *fl, int *nfl)
 
 	for (i = 0; i < n; i++) {
 		u64 lo, hi;
+		int j;
 
 		switch (rnd(10)) {
 		case 0: case 1: case 2: case 3:		/* data */
@@ -1592,6 +1593,17 @@ static void raw_flips(const struct base *b, struct flip *fl, int *nfl)
 			lo = b->footer; hi = b->len; break;
 		}
 		fl[i].off = lo + rnd(hi - lo);
+		/*
+		 * Each flip must hit its own byte: raw-poke checks that the
+		 * device still holds the original byte before flipping it.
+		 */
+		for (j = 0; j < i; j++)
+			if (fl[j].off == fl[i].off)
+				break;
+		if (j < i) {
+			i--;
+			continue;
+		}
 		fl[i].xor = rnd(2) ? 1u << rnd(8) : 1 + rnd(255);
 		fl[i].orig = b->img[fl[i].off];
 	}
