@@ -45,4 +45,16 @@ static inline unsigned long long parse_u64(const char *s, const char *what)
 	return v;
 }
 
+/* The value of a hex digit, or -1. */
+static inline int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #endif

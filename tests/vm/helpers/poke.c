@@ -55,17 +55,6 @@ static void xfer(int wr, unsigned char *buf, size_t len, unsigned long long off)
 	free(al);
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static size_t parse_hex(const char *s, unsigned char *out, size_t max)
 {
 	size_t n = 0, len = strlen(s);

@@ -292,17 +292,6 @@ static void cmd_add(const char *path, const char *where, const char *sig_path)
 		fail("cannot rewrite %s: %s", path, errname(errno));
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static void cmd_digest(const char *alg, const char *size, const char *hex,
 		       const char *out)
 {
