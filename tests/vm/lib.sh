@@ -55,6 +55,15 @@ vt_want() {
 
 # ------------------------------------------------------------ test running
 
+# fresh_group WORKDIR: the usual group setup: an empty WORKDIR, a fresh
+# verity filesystem and the test directory $D on it.
+fresh_group() {
+	rm -rf "$1"
+	mkdir -p "$1"
+	fs_fresh verity || return 1
+	mkdir -p "$D"
+}
+
 # vt_setup FUNC: FUNC prepares the group (mkfs, mount ...).  It runs once,
 # in the group's shell, right before the first test that the filter selects;
 # if it fails, every selected test of the group fails with its output.

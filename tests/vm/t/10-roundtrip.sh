@@ -10,10 +10,7 @@ RT=$VT_STATE/rt		# per-case records (tmpfs)
 D=$VT_MNT/rt		# the files (scratch filesystem)
 
 g_setup() {
-	rm -rf "$RT"
-	mkdir -p "$RT"
-	fs_fresh verity || return 1
-	mkdir -p "$D"
+	fresh_group "$RT"
 }
 vt_setup g_setup
 

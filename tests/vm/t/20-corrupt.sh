@@ -16,10 +16,7 @@ NBLK=300			# level 0: 3 tree blocks (128 hashes each), root: 1
 K=137				# the corrupted data block
 
 g_setup() {
-	rm -rf "$CR"
-	mkdir -p "$CR"
-	fs_fresh verity || return 1
-	mkdir -p "$D"
+	fresh_group "$CR"
 }
 vt_setup g_setup
 

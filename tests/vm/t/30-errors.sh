@@ -10,10 +10,7 @@ W=$VT_WORK/er
 SZ=10000			# 3 data blocks
 
 g_setup() {
-	rm -rf "$W"
-	mkdir -p "$W"
-	fs_fresh verity || return 1
-	mkdir -p "$D"
+	fresh_group "$W" || return 1
 	chmod 755 "$D"
 }
 vt_setup g_setup

@@ -8,10 +8,7 @@ D=$VT_MNT/f2
 W=$VT_WORK/f2
 
 g_setup() {
-	rm -rf "$W"
-	mkdir -p "$W"
-	fs_fresh verity || return 1
-	mkdir -p "$D"
+	fresh_group "$W"
 }
 vt_setup g_setup
 

@@ -20,10 +20,7 @@ CNB=40
 CK=17				# its corrupted data block
 
 g_setup() {
-	rm -rf "$W"
-	mkdir -p "$W"
-	fs_fresh verity || return 1
-	mkdir -p "$D"
+	fresh_group "$W"
 }
 vt_setup g_setup
 

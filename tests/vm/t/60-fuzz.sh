@@ -42,10 +42,7 @@ if vt_want "$T_GEN" || vt_want "$T_ENABLE" || vt_want "$T_RAW"; then
 fi
 
 g_setup() {
-	rm -rf "$W"
-	mkdir -p "$W"
-	fs_fresh verity || return 1
-	mkdir -p "$D"
+	fresh_group "$W"
 }
 vt_setup g_setup
 
