@@ -8,7 +8,7 @@ export FLAVOR KSRC VTEST_FILTER VTEST_TIMEOUT VTEST_MEM VTEST_ACCEL
 S := scripts
 
 .PHONY: all deps tree patch kernel initramfs host-test boot selftest check \
-	checkpatch distro-build \
+	checkpatch bisect distro-build \
 	demo bench shell devtree export clean distclean help
 
 all: check
@@ -41,6 +41,10 @@ boot: initramfs
 checkpatch: tree
 	@$(S)/checkpatch.sh
 
+# Every patch of the series builds (no new warning); so do the config variants.
+bisect: tree initramfs
+	@$(S)/bisect.sh
+
 # The directories the series touches, built with Debian's kernel config.
 distro-build: patch
 	@$(S)/distro-build.sh
@@ -70,7 +74,7 @@ export:
 
 clean:
 	rm -rf build/obj-* build/initramfs* build/disks build/logs build/tools \
-		build/vm-helpers build/kvm-probe.* build/patchwork
+		build/vm-helpers build/kvm-probe.* build/linux.patchwork
 	$(MAKE) -s -C tools clean
 	[ ! -f tests/vm/helpers/Makefile ] || $(MAKE) -s -C tests/vm/helpers clean
 

@@ -8,7 +8,9 @@
 #
 # Environment: VTEST_FILTER (test-name glob), VTEST_TIMEOUT (seconds),
 # VTEST_MEM (MiB), VTEST_ACCEL (auto|tcg|kvm), VTEST_CMDLINE (extra words), VTEST_INJECT (fail|panic|hang,
-# for the harness self-test), VTEST_DISK_SIZE (per scratch disk).
+# for the harness self-test), VTEST_DISK_SIZE (per scratch disk), BOOT_TAG
+# (names the logs; default MODE, or FLAVOR-MODE), KOBJ (the kernel's build
+# folder).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -85,6 +87,7 @@ fi
 
 tag=$mode
 [ "$FLAVOR" = test ] || tag=$FLAVOR-$mode
+tag=${BOOT_TAG:-$tag}
 console=$LOGS/console-$tag.log
 results=$LOGS/results-$tag.log
 : >"$console"

@@ -9,9 +9,11 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ -f "$BUILD/linux.applied" ] || die "the series is not applied in $LINUX: run 'make patch' first"
+[ -f "$LINUX.applied" ] || die "the series is not applied in $LINUX: run 'make patch' first"
 
-fragments=("$ROOT/configs/test.config")
+# BASE_CONFIG replaces configs/test.config, KERNEL_TARGET the bzImage target
+# and BUILD_TAG the name of the logs ('make bisect' sets all three).
+fragments=("${BASE_CONFIG:-$ROOT/configs/test.config}")
 [ "$FLAVOR" = debug ] && fragments+=("$ROOT/configs/debug.config")
 fragments+=(${EXTRA_CONFIG:+"$EXTRA_CONFIG"})
 
@@ -23,8 +25,10 @@ kmake() {
 new=.config.new
 kmake -s KCONFIG_CONFIG=$new tinyconfig >/dev/null 2>&1
 cat "${fragments[@]}" >>"$OBJ/$new"
-kmake -s KCONFIG_CONFIG=$new olddefconfig >/dev/null 2>"$LOGS/kconfig-$FLAVOR.log" || {
-	cat "$LOGS/kconfig-$FLAVOR.log" >&2
+tag=${BUILD_TAG:-$FLAVOR}
+target=${KERNEL_TARGET:-bzImage}
+kmake -s KCONFIG_CONFIG=$new olddefconfig >/dev/null 2>"$LOGS/kconfig-$tag.log" || {
+	cat "$LOGS/kconfig-$tag.log" >&2
 	die "olddefconfig failed"
 }
 rm -f "$OBJ/$new.old"
@@ -60,11 +64,11 @@ if command -v ccache >/dev/null; then
 	export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=true
 fi
 export KBUILD_BUILD_USER=fsverity KBUILD_BUILD_HOST=qemu KBUILD_BUILD_TIMESTAMP="@0"
-info "building bzImage ($FLAVOR) in ${OBJ#"$ROOT"/} with -j$JOBS"
+info "building $target ($tag) in ${OBJ#"$ROOT"/} with -j$JOBS"
 start=$(date +%s)
-if ! kmake -j"$JOBS" CC="$cc" bzImage >"$LOGS/build-$FLAVOR.log" 2>&1; then
-	grep -E 'error|Error' "$LOGS/build-$FLAVOR.log" | head -n 30 >&2
-	die "kernel build failed; full log: ${LOGS#"$ROOT"/}/build-$FLAVOR.log"
+if ! kmake -j"$JOBS" CC="$cc" "$target" >"$LOGS/build-$tag.log" 2>&1; then
+	grep -E 'error|Error' "$LOGS/build-$tag.log" | head -n 30 >&2
+	die "kernel build failed; full log: ${LOGS#"$ROOT"/}/build-$tag.log"
 fi
-grep -E 'warning:' "$LOGS/build-$FLAVOR.log" >&2 || true
-info "bzImage ready in $(($(date +%s) - start)) s: ${OBJ#"$ROOT"/}/arch/x86/boot/bzImage"
+grep -E 'warning:' "$LOGS/build-$tag.log" >&2 || true
+info "$target ready in $(($(date +%s) - start)) s in ${OBJ#"$ROOT"/}"

@@ -9,8 +9,10 @@ FLAVOR=${FLAVOR:-test}
 SRC_PKG=linux-source-6.1
 SRC_TARBALL=${SRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 PRISTINE=$BUILD/pristine            # extracted (or KSRC-linked) pristine tree
-LINUX=$BUILD/linux                  # the tree with the series applied
-OBJ=$BUILD/obj-$FLAVOR              # kernel build output (make O=)
+# The tree with the series applied and the kernel build output (make O=);
+# 'make bisect' points both elsewhere with LINUX_TREE and KOBJ.
+LINUX=${LINUX_TREE:-$BUILD/linux}
+OBJ=${KOBJ:-$BUILD/obj-$FLAVOR}
 LOGS=$BUILD/logs
 
 die() {

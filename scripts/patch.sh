@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Apply patches/series to a copy of the pristine tree, in build/linux.
+# SERIES_UPTO=N applies only the first N patches (N=0: the pristine tree),
+# LINUX_TREE=DIR uses another directory: 'make bisect' does both.
 #
 # The patched tree starts as a hard-linked copy of build/pristine.  The series
 # is applied with --fuzz=0 in a scratch directory that holds only the files
@@ -17,12 +19,18 @@ mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$seri
 for p in "${patches[@]}"; do
 	[ -f "$ROOT/patches/$p" ] || die "patches/series lists '$p', but patches/$p does not exist"
 done
+if [ -n "${SERIES_UPTO:-}" ]; then
+	[[ $SERIES_UPTO =~ ^[0-9]+$ ]] && [ "$SERIES_UPTO" -le ${#patches[@]} ] ||
+		die "SERIES_UPTO=$SERIES_UPTO: the series has ${#patches[@]} patches"
+	patches=("${patches[@]:0:$SERIES_UPTO}")
+fi
 
-stamp=$BUILD/linux.applied
-files_list=$BUILD/linux.applied.files
+stamp=$LINUX.applied
+files_list=$LINUX.applied.files
 want=$( {
 	cat "$BUILD/pristine.version"
-	(cd "$ROOT/patches" && cat series "${patches[@]}")
+	printf '%s\n' "${patches[@]}"
+	(cd "$ROOT/patches" && cat /dev/null "${patches[@]}")
 } | sha256sum | cut -d' ' -f1)
 if [ -d "$LINUX" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
 	exit 0
@@ -44,7 +52,7 @@ touched=$(for p in "${patches[@]}"; do
 done)
 all=$( { printf '%s\n' "$touched"; cat "$files_list" 2>/dev/null || true; } | sed '/^$/d' | sort -u)
 
-work=$BUILD/patchwork
+work=$LINUX.patchwork
 rm -rf "$work"
 mkdir -p "$work"
 while IFS= read -r f; do

@@ -26,7 +26,7 @@ if [ -e "$PRISTINE" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$version" ]; then
 fi
 
 # The tree changes: everything derived from it is stale.
-rm -rf "$PRISTINE" "$LINUX" "$BUILD/linux.applied" "$stamp"
+rm -rf "$PRISTINE" "$LINUX" "$BUILD/linux.applied" "$BUILD/bisect" "$stamp"
 if [ -n "${KSRC:-}" ]; then
 	info "using the pristine tree at $KSRC"
 	ln -s "$(cd "$KSRC" && pwd)" "$PRISTINE"

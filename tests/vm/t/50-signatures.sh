@@ -348,6 +348,44 @@ t_corrupt_sig() {
 	return 0
 }
 
+# ------------------------------ a kernel without builtin signature support
+#
+# 'make bisect' boots a kernel built with CONFIG_FS_VERITY_BUILTIN_SIGNATURES=n
+# and vtest.sigs=off on its command line; only then do these tests run, in
+# place of the ones above.
+
+t_nosig_absent() {
+	[ -e "$VT_REQSIG" ] && fail "$VT_REQSIG exists: this kernel has builtin signature support"
+	sig_keyring_id > /dev/null && fail "a .fs-verity keyring exists: $(sig_keyring_line)"
+	return 0
+}
+
+t_nosig_signed() {
+	need_cmd openssl
+	sig_key trusted || fail "cannot make the signing key"
+	mk nsg $SZ 70
+	sig_setup "$D/nsg" trusted > /dev/null || fail "signed setup failed"
+	enable_refused nsg "a signed file on a kernel without builtin signatures" EBADMSG
+	klog_new | grep -q 'lacks CONFIG_FS_VERITY_BUILTIN_SIGNATURES' ||
+		fail "the kernel log does not say the kernel lacks CONFIG_FS_VERITY_BUILTIN_SIGNATURES"
+}
+
+t_nosig_unsigned() {
+	mk nsu $SZ 71
+	m=$(setup_measure "$D/nsu") || fail "setup failed"
+	expect "FS_IOC_ENABLE_VERITY of an unsigned file" OK "$(vioctl enable "$D/nsu")"
+	works nsu "$m"
+}
+
+if grep -qw vtest.sigs=off /proc/cmdline; then
+	S="$FS: kernel without builtin signatures:"
+	vt_test "$S no fs.verity.require_signatures sysctl, no .fs-verity keyring" t_nosig_absent
+	vt_test "$S signed file: ENABLE fails EBADMSG, the log names the missing option, file unchanged" t_nosig_signed
+	vt_test "$S unsigned file enables, reads and measures (also after drop_caches, remount)" t_nosig_unsigned
+	fs_umount "$VT_MNT"
+	exit 0
+fi
+
 S="$FS: signatures:"
 vt_test "$S sha256 file signed by fsverity setup with a trusted certificate enables, reads, measures the signed measurement (also after drop_caches, remount)" t_signed sha256
 vt_test "$S sha512 file signed by fsverity setup enables, reads, measures the signed measurement (also after drop_caches, remount)" t_signed sha512

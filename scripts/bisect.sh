@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# 'make bisect': prove that every patch of the series builds, with no new
+# warning, and that the whole series builds in its configuration variants.
+#
+# Step k (0..N) applies the first k patches to build/bisect/linux, a
+# hard-linked copy of the pristine tree (build/linux and its kernel stay
+# untouched), and builds vmlinux in build/bisect/obj from configs/test.config
+# plus configs/bisect.config.  Options that the tree at step k does not
+# define yet are left out of its config (CONFIG_FS_VERITY before patch 2,
+# CONFIG_EXT4_FS_VERITY before the ext4 patch, ...) and listed.  Step 0, the
+# pristine tree, gives the baseline warnings; any other warning fails its
+# step.  The variants then build the whole series with CONFIG_FS_VERITY=n,
+# with CONFIG_FS_VERITY_BUILTIN_SIGNATURES=n (booted in QEMU: a signed file
+# must fail to enable with a clear log message), and with the ext4 and f2fs
+# verity options off.
+#
+# Every build is incremental in the one build folder and uses ccache.  A
+# build whose inputs (the patches applied, the config fragment, the pristine
+# tree, the compiler) equal those of its last run is reported from that run
+# instead of being redone, and says so.
+#
+# Output: one TAP line per build and a closing "N passed, M failed".
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+BISECT=$BUILD/bisect
+tree=$BISECT/linux
+obj=$BISECT/obj
+results=$BISECT/results
+mkdir -p "$results" "$LOGS"
+[ -f "$BUILD/pristine.version" ] || die "no pristine tree: run 'make tree' first"
+
+mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$ROOT/patches/series")
+npatches=${#patches[@]}
+verity_opts='FS_VERITY|FS_VERITY_BUILTIN_SIGNATURES|EXT4_FS_VERITY|F2FS_FS_VERITY'
+compiler=$(gcc --version | head -n 1)
+
+pass=0
+fail=0
+n=0
+start_all=$(date +%s)
+
+# report OK|FAIL NAME [DETAIL-FILE]: a TAP line, with DETAIL-FILE as "# " lines
+report() {
+	n=$((n + 1))
+	if [ "$1" = OK ]; then
+		echo "ok $n - $2"
+		pass=$((pass + 1))
+	else
+		echo "not ok $n - $2"
+		fail=$((fail + 1))
+	fi
+	[ -z "${3:-}" ] || [ ! -s "$3" ] || sed 's/^/# /' "$3"
+}
+
+# fragment TREE VARIANT > FILE: the config fragment of a build: test.config
+# and bisect.config, with the options VARIANT turns off replaced by "is not
+# set" lines, and without the options TREE does not define (each noted on
+# stderr as "left out: CONFIG_...").
+fragment() {
+	local src=$1 variant=$2 off defined
+	case $variant in
+	series) off= ;;
+	no-fs-verity) off="FS_VERITY FS_VERITY_BUILTIN_SIGNATURES EXT4_FS_VERITY F2FS_FS_VERITY" ;;
+	no-signatures) off="FS_VERITY_BUILTIN_SIGNATURES" ;;
+	no-fs-glue) off="EXT4_FS_VERITY F2FS_FS_VERITY" ;;
+	*) die "unknown variant $variant" ;;
+	esac
+	defined=$BISECT/defined-symbols
+	grep -rhoE '^[[:space:]]*(menu)?config[[:space:]]+[A-Za-z0-9_]+' --include='Kconfig*' "$src" |
+		awk '{ print $2 }' | sort -u >"$defined"
+	{
+		cat "$ROOT/configs/test.config" "$ROOT/configs/bisect.config" |
+			if [ -n "$off" ]; then grep -vE "^CONFIG_(${off// /|})="; else cat; fi
+		for o in $off; do echo "# CONFIG_$o is not set"; done
+	} | awk '
+		NR == FNR { def[$0] = 1; next }
+		/^CONFIG_[A-Za-z0-9_]+=/ || /^# CONFIG_[A-Za-z0-9_]+ is not set$/ {
+			sym = $0
+			sub(/^(# )?CONFIG_/, "", sym)
+			sub(/[= ].*/, "", sym)
+			if (!(sym in def)) { print "left out: CONFIG_" sym > "/dev/stderr"; next }
+		}
+		{ print }' "$defined" -
+}
+
+# warnings LOG: the warnings of a build log, without line and column numbers
+warnings() {
+	grep -E ': warning: ' "$1" | sed -E 's/:[0-9]+:[0-9]+: warning: /: warning: /' | sort -u || true
+}
+
+# build NAME UPTO VARIANT TARGET: apply the first UPTO patches, configure,
+# build TARGET; sets $built to OK or FAIL and writes $results/NAME.{out,new}
+build() {
+	local name=$1 upto=$2 variant=$3 target=$4 key log frag t0
+	frag=$BISECT/$name.config
+	log=$results/$name.out
+	SERIES_UPTO=$upto LINUX_TREE=$tree "$ROOT/scripts/patch.sh" 2>"$log" ||
+		{ built=FAIL; return; }
+	fragment "$tree" "$variant" >"$frag" 2>>"$log"
+	key=$( {
+		cat "$BUILD/pristine.version" "$frag"
+		echo "$compiler $target"
+		printf '%s\n' "${patches[@]:0:$upto}"
+		(cd "$ROOT/patches" && cat /dev/null "${patches[@]:0:$upto}")
+	} | sha256sum | cut -d' ' -f1)
+	if [ "$(cat "$results/$name.key" 2>/dev/null)" = "$key" ]; then
+		built=$(cat "$results/$name.status")
+		echo "(inputs unchanged since the build of $(date -r "$results/$name.key" '+%F %T'): not rebuilt)" >"$log.cached"
+		cached=1
+		return
+	fi
+	cached=0
+	rm -f "$results/$name.key" "$results/$name.status" "$log.cached"
+	t0=$(date +%s)
+	if LINUX_TREE=$tree KOBJ=$obj BASE_CONFIG=$frag EXTRA_CONFIG= FLAVOR=test \
+		BUILD_TAG=bisect-$name KERNEL_TARGET=$target "$ROOT/scripts/kernel.sh" >>"$log" 2>&1; then
+		built=OK
+	else
+		built=FAIL
+	fi
+	secs=$(($(date +%s) - t0))
+	warnings "$LOGS/build-bisect-$name.log" >"$results/$name.warnings"
+	if [ "$name" = step-00 ]; then
+		cp "$results/$name.warnings" "$results/baseline.warnings"
+	fi
+	comm -23 "$results/$name.warnings" "$results/baseline.warnings" >"$results/$name.new"
+	if [ -s "$results/$name.new" ]; then
+		built=FAIL
+		# Make the next run recompile the files that warned.
+		sed -nE 's|^([^ :]+)\.c: warning: .*|\1.o|p' "$results/$name.new" |
+			while read -r o; do rm -f "$obj/$o"; done
+	fi
+	echo "built in $secs s" >>"$log"
+	echo "$built" >"$results/$name.status"
+	echo "$key" >"$results/$name.key"
+}
+
+# detail NAME: what to print under a build's TAP line
+detail() {
+	local f=$BISECT/detail
+	{
+		sed -n 's/^left out: //p' "$results/$1.out" | sort -u | paste -sd' ' - |
+			sed 's/^./not defined by the tree at this step, left out of its config: &/'
+		if [ -s "$results/$1.new" ]; then
+			echo "new warnings:"
+			cat "$results/$1.new"
+		fi
+		if [ "$(cat "$results/$1.status" 2>/dev/null)" != OK ] && [ ! -s "$results/$1.new" ]; then
+			grep -E 'error|does not apply|dropped' "$results/$1.out" | head -n 20 || true
+		fi
+		cat "$results/$1.out.cached" 2>/dev/null || grep -E '^built in' "$results/$1.out" || true
+	} >"$f"
+	echo "$f"
+}
+
+[ -f "$results/baseline.warnings" ] || rm -f "$results"/step-00.key
+
+for ((k = 0; k <= npatches; k++)); do
+	name=$(printf 'step-%02d' "$k")
+	build "$name" "$k" series vmlinux
+	if [ "$k" -eq 0 ]; then
+		what="the pristine tree ($(cat "$BUILD/pristine.version")) builds (baseline: $(wc -l <"$results/baseline.warnings") warnings)"
+	else
+		what="patch $k/$npatches ${patches[k - 1]%.patch} builds with no new warning"
+	fi
+	report "$built" "bisect: $what" "$(detail "$name")"
+	if [ "$built" != OK ] && [ "$k" -gt 0 ]; then
+		# Later steps would fail on the same error: stop at the first.
+		echo "# the first patch that breaks the build or adds a warning is ${patches[k - 1]}; the later steps were not built"
+		echo "$pass passed, $fail failed"
+		exit 1
+	fi
+done
+
+build var-no-fs-verity "$npatches" no-fs-verity vmlinux
+report "$built" "bisect: the whole series with CONFIG_FS_VERITY=n builds with no new warning" "$(detail var-no-fs-verity)"
+build var-no-fs-glue "$npatches" no-fs-glue vmlinux
+report "$built" "bisect: the whole series with CONFIG_EXT4_FS_VERITY=n and CONFIG_F2FS_FS_VERITY=n builds with no new warning" "$(detail var-no-fs-glue)"
+build var-no-signatures "$npatches" no-signatures bzImage
+report "$built" "bisect: the whole series with CONFIG_FS_VERITY_BUILTIN_SIGNATURES=n builds with no new warning" "$(detail var-no-signatures)"
+
+# The kernel without builtin signatures, booted: the signature group of the
+# suite runs its no-signature cases (vtest.sigs=off) on ext4 and f2fs.
+if [ "$built" = OK ]; then
+	bootlog=$results/boot-no-signatures.log
+	if [ "$cached" = 1 ] && [ -f "$bootlog.ok" ]; then
+		status=OK
+		echo "(kernel unchanged since its boot of $(date -r "$bootlog.ok" '+%F %T'): not booted again)" >"$bootlog.note"
+	else
+		rm -f "$bootlog.ok" "$bootlog.note"
+		status=FAIL
+		if KOBJ=$obj BOOT_TAG=bisect-no-signatures VTEST_FILTER='*kernel without builtin signatures*' \
+			VTEST_CMDLINE=vtest.sigs=off VTEST_TIMEOUT=${VTEST_TIMEOUT:-900} \
+			"$ROOT/scripts/boot.sh" test >"$bootlog" 2>&1; then
+			closing=$(tr -d '\r' <"$bootlog" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+			# A filter that matched nothing must not pass.
+			case $closing in 0\ passed*) ;; *) status=OK; touch "$bootlog.ok" ;; esac
+		fi
+		tr -d '\r' <"$bootlog" | grep -E '^(not )?ok |^[0-9]+ passed|error' >"$bootlog.note" || true
+	fi
+	report "$status" "bisect: the CONFIG_FS_VERITY_BUILTIN_SIGNATURES=n kernel boots; a signed file fails to enable with EBADMSG and a log message, on ext4 and f2fs" "$bootlog.note"
+else
+	report FAIL "bisect: the CONFIG_FS_VERITY_BUILTIN_SIGNATURES=n kernel boots (not built)"
+fi
+
+echo "# make bisect took $(($(date +%s) - start_all)) s"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
