@@ -3,12 +3,12 @@
 
 SHELL := /bin/bash
 FLAVOR ?= test
-export FLAVOR KSRC VTEST_FILTER VTEST_TIMEOUT VTEST_MEM VTEST_ACCEL
+export FLAVOR KSRC VTEST_FILTER VTEST_TIMEOUT VTEST_MEM VTEST_ACCEL CHECK_BISECT
 
 S := scripts
 
 .PHONY: all deps tree patch kernel initramfs host-test boot selftest check \
-	checkpatch bisect distro-build \
+	checkpatch kernel-doc bisect distro-build \
 	demo bench shell devtree export clean distclean help
 
 all: check
@@ -41,6 +41,9 @@ boot: initramfs
 checkpatch: tree
 	@$(S)/checkpatch.sh
 
+kernel-doc: patch
+	@$(S)/kerneldoc.sh
+
 # Every patch of the series builds (no new warning); so do the config variants.
 bisect: tree initramfs
 	@$(S)/bisect.sh
@@ -52,6 +55,7 @@ distro-build: patch
 selftest: kernel initramfs
 	@$(S)/selftest.sh
 
+# CHECK_BISECT=1 adds 'make bisect' (CI does).
 check: kernel initramfs
 	@$(S)/check.sh
 

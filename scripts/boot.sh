@@ -6,11 +6,19 @@
 # build/logs/results-MODE.log, then judge the run with check-log.sh.
 # shell gives an interactive busybox shell on the terminal.
 #
+# On a machine with two or more cores, 'test' splits the suite over two VMs
+# run side by side: one runs the ext4 groups and the "once" groups, the
+# other the f2fs groups (vtest.fs=, vtest.once=); both check their own
+# kernel log.  Their lines show up prefixed ("ext4| ", "f2fs| ") on stderr as
+# they arrive; at the end the two result streams are merged, renumbered,
+# into results-MODE.log and printed on stdout with one closing line.
+# VTEST_SPLIT=0 runs the whole suite in one VM.
+#
 # Environment: VTEST_FILTER (test-name glob), VTEST_TIMEOUT (seconds),
 # VTEST_MEM (MiB), VTEST_ACCEL (auto|tcg|kvm), VTEST_CMDLINE (extra words), VTEST_INJECT (fail|panic|hang,
 # for the harness self-test), VTEST_DISK_SIZE (per scratch disk), BOOT_TAG
 # (names the logs; default MODE, or FLAVOR-MODE), KOBJ (the kernel's build
-# folder).
+# folder), VTEST_SPLIT (auto|0|1).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -22,18 +30,6 @@ initrd=$BUILD/initramfs.cpio.gz
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel'"
 [ -f "$initrd" ] || die "no initramfs at $initrd: run 'make initramfs'"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: run 'make deps'"
-
-# Fresh scratch disks for each run, so that runs never share them.
-diskdir=$BUILD/disks/run.$$
-mkdir -p "$LOGS" "$diskdir"
-trap 'rm -rf "$diskdir"' EXIT
-disks=()
-for d in vda vdb; do
-	img=$diskdir/$d.img
-	rm -f "$img"
-	truncate -s "${VTEST_DISK_SIZE:-2G}" "$img"
-	disks+=(-drive "file=$img,format=raw,if=virtio,cache=unsafe")
-done
 
 cmdline="console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on vtest.mode=$mode"
 # The command line splits at spaces: a space in the filter matches any one
@@ -80,7 +76,25 @@ else
 fi
 info "booting $FLAVOR kernel ($(accel)), mode $mode"
 
+# new_disks DIR: fresh sparse scratch disks vda and vdb in DIR, so that runs
+# never share them; sets the array disks to their -drive options.
+new_disks() {
+	local img d
+	mkdir -p "$1"
+	disks=()
+	for d in vda vdb; do
+		img=$1/$d.img
+		rm -f "$img"
+		truncate -s "${VTEST_DISK_SIZE:-2G}" "$img"
+		disks+=(-drive "file=$img,format=raw,if=virtio,cache=unsafe")
+	done
+}
+diskroot=$BUILD/disks/run.$$
+mkdir -p "$LOGS"
+trap 'rm -rf "$diskroot"' EXIT
+
 if [ "$mode" = shell ]; then
+	new_disks "$diskroot"
 	"${qemu[@]}" -serial mon:stdio -serial null "${disks[@]}" -append "$cmdline" || exit
 	exit 0
 fi
@@ -88,20 +102,86 @@ fi
 tag=$mode
 [ "$FLAVOR" = test ] || tag=$FLAVOR-$mode
 tag=${BOOT_TAG:-$tag}
-console=$LOGS/console-$tag.log
-results=$LOGS/results-$tag.log
-: >"$console"
-: >"$results"
 limit=${VTEST_TIMEOUT:-2400}
-status=0
-timeout -k 5 "$limit" "${qemu[@]}" -serial "file:$console" -serial "file:$results" \
-	"${disks[@]}" -append "$cmdline" </dev/null &
-qpid=$!
-# Show the results as they arrive.
-tail -n +1 -F --pid=$qpid "$results" 2>/dev/null | tr -d '\r' &
-tpid=$!
-wait $qpid || status=$?
-wait $tpid 2>/dev/null || true
-info "guest finished (status $status) after its run; console: ${console#"$ROOT"/}"
 
-"$(dirname "$0")/check-log.sh" "$console" "$results" "$status" "$mode"
+# start_vm NAME EXTRA-CMDLINE: start one VM in the background with its own
+# disks and logs console-NAME.log / results-NAME.log; sets vm_pid.
+start_vm() {
+	new_disks "$diskroot/$1"
+	: >"$LOGS/console-$1.log"
+	: >"$LOGS/results-$1.log"
+	timeout -k 5 "$limit" "${qemu[@]}" -serial "file:$LOGS/console-$1.log" \
+		-serial "file:$LOGS/results-$1.log" "${disks[@]}" -append "$cmdline$2" </dev/null &
+	vm_pid=$!
+}
+
+split=${VTEST_SPLIT:-auto}
+if [ "$split" = auto ]; then
+	split=0
+	[ "$mode" = test ] && [ -z "${VTEST_INJECT:-}" ] && [ "$(nproc)" -ge 2 ] && split=1
+fi
+[ "$mode" = test ] || split=0
+
+if [ "$split" != 1 ]; then
+	start_vm "$tag" ""
+	qpid=$vm_pid
+	# Show the results as they arrive.
+	tail -n +1 -F --pid=$qpid "$LOGS/results-$tag.log" 2>/dev/null | tr -d '\r' &
+	tpid=$!
+	status=0
+	wait $qpid || status=$?
+	wait $tpid 2>/dev/null || true
+	info "guest finished (status $status) after its run; console: logs/console-$tag.log"
+	"$(dirname "$0")/check-log.sh" "$LOGS/console-$tag.log" "$LOGS/results-$tag.log" "$status" "$mode"
+	exit
+fi
+
+# Two VMs side by side.
+parts=(ext4 f2fs)
+declare -A extra=([ext4]=" vtest.fs=ext4" [f2fs]=" vtest.fs=f2fs vtest.once=0")
+declare -A pids
+for p in "${parts[@]}"; do
+	start_vm "$tag-$p" "${extra[$p]}"
+	pids[$p]=$vm_pid
+	tail -n +1 -F --pid="$vm_pid" "$LOGS/results-$tag-$p.log" 2>/dev/null |
+		tr -d '\r' | sed -u "s/^/$p| /" >&2 &
+done
+ok=1
+merged=$LOGS/results-$tag.log
+: >"$merged"
+for p in "${parts[@]}"; do
+	status=0
+	wait "${pids[$p]}" || status=$?
+	info "$p guest finished (status $status); console: logs/console-$tag-$p.log"
+	CHECKLOG_PART=$p "$(dirname "$0")/check-log.sh" "$LOGS/console-$tag-$p.log" \
+		"$LOGS/results-$tag-$p.log" "$status" "$mode" || ok=0
+done
+wait 2>/dev/null || true
+
+# Merge: renumber the test lines, drop the parts' closing lines, add them up.
+total_pass=0
+total_fail=0
+total_skip=0
+for p in "${parts[@]}"; do
+	closing=$(tr -d '\r' <"$LOGS/results-$tag-$p.log" |
+		grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' | tail -n 1 || true)
+	[ -n "$closing" ] || { total_fail=$((total_fail + 1)); continue; }
+	read -r np nf nk < <(sed -E 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/' <<<"$closing")
+	total_pass=$((total_pass + np))
+	total_fail=$((total_fail + nf))
+	total_skip=$((total_skip + ${nk:-0}))
+done
+for p in "${parts[@]}"; do
+	tr -d '\r' <"$LOGS/results-$tag-$p.log" |
+		grep -Ev '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' || true
+done | awk '/^(not )?ok [0-9]+ / { n++; sub(/ok [0-9]+ /, "ok " n " ") } { print }' >"$merged"
+summary="$total_pass passed, $total_fail failed"
+[ "$total_skip" -eq 0 ] || summary+=", $total_skip skipped"
+echo "$summary" >>"$merged"
+cat "$merged"
+if ! grep -qE '^(not )?ok [0-9]+ ' "$merged"; then
+	echo "FAIL: no test ran (does VTEST_FILTER match any test name?)" >&2
+	ok=0
+fi
+[ "$ok" = 1 ] && [ "$total_fail" -eq 0 ] || exit 1
+echo "PASS: $summary over two VMs (ext4, f2fs); kernel logs clean"

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# The whole test run behind 'make check': the host-side tests of tools/, the
-# harness self-test, then the suite in the VM.  Each part prints TAP lines
+# The whole test run behind 'make check': the host-side tests of tools/,
+# the review checks of the series (checkpatch, kernel-doc, the Debian-config
+# build against the pristine tree's), the harness self-test, then the suite
+# in the VM; with CHECK_BISECT=1 (CI sets it) also 'make bisect', which builds
+# every patch of the series and the config variants (about 26 minutes from
+# scratch, a few with a warm ccache and build/bisect).  Each part prints TAP lines
 # and its own closing line; the last line totals them:
 # "N passed, M failed[, K skipped]".
 set -euo pipefail
@@ -11,17 +15,12 @@ total_pass=0
 total_fail=0
 total_skip=0
 failed_parts=()
+times=()
 
-# run_part NAME COMMAND...: run one part, echo its output, add up its
-# closing line.  A part that ends without one counts as one failure.
-run_part() {
-	local name=$1 log=$LOGS/check-$1.log closing p f k
-	shift
-	info "$name"
-	set +e
-	"$@" 2>&1 | tee "$log"
-	local rc=${PIPESTATUS[0]}
-	set -e
+# tally NAME LOG RC: add up the closing line of a finished part.  A part
+# that ends without one counts as one failure.
+tally() {
+	local name=$1 log=$2 rc=$3 closing p f k
 	closing=$(tr -d '\r' <"$log" | grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' | tail -n 1 || true)
 	if [ -z "$closing" ]; then
 		total_fail=$((total_fail + 1))
@@ -38,13 +37,52 @@ run_part() {
 	fi
 }
 
+# run_part NAME COMMAND...: run one part, echo its output as it comes, tally.
+run_part() {
+	local name=$1 log=$LOGS/check-$1.log t0 rc
+	shift
+	info "$name"
+	t0=$(date +%s)
+	set +e
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	times+=("$name $(($(date +%s) - t0)) s")
+	tally "$name" "$log" "$rc"
+}
+
+# start_part NAME COMMAND...: run a part in the background (its output to its
+# log); finish_part NAME waits for it, then echoes the output and tallies.
+declare -A bg_pid bg_t0
+start_part() {
+	local name=$1
+	shift
+	bg_t0[$name]=$(date +%s)
+	"$@" >"$LOGS/check-$name.log" 2>&1 &
+	bg_pid[$name]=$!
+}
+finish_part() {
+	local name=$1 rc=0
+	info "$name (ran in the background)"
+	wait "${bg_pid[$name]}" || rc=$?
+	times+=("$name $(($(date +%s) - ${bg_t0[$name]})) s")
+	cat "$LOGS/check-$name.log"
+	tally "$name" "$LOGS/check-$name.log" "$rc"
+}
+
 start=$(date +%s)
+# The harness self-test mostly waits (for its hung guest): it runs beside
+# the host-side parts.
+start_part harness-selftest "$ROOT/scripts/selftest.sh"
 run_part host-tests env KSRC_PATCHED="$LINUX" "$ROOT/tests/host/run.sh"
 run_part checkpatch "$ROOT/scripts/checkpatch.sh"
-run_part harness-selftest "$ROOT/scripts/selftest.sh"
+run_part kernel-doc "$ROOT/scripts/kerneldoc.sh"
+run_part distro-build "$ROOT/scripts/distro-build.sh"
+finish_part harness-selftest
 run_part vm-suite "$ROOT/scripts/boot.sh" test
+[ "${CHECK_BISECT:-0}" = 1 ] && run_part bisect "$ROOT/scripts/bisect.sh"
 
-info "make check took $(($(date +%s) - start)) s (after the build)"
+info "make check took $(($(date +%s) - start)) s after the build ($(IFS=,; echo "${times[*]}" | sed 's/,/, /g'))"
 [ ${#failed_parts[@]} -eq 0 ] || info "failed: ${failed_parts[*]}"
 summary="$total_pass passed, $total_fail failed"
 [ "$total_skip" -eq 0 ] || summary+=", $total_skip skipped"

@@ -1,6 +1,7 @@
 #!/bin/sh
-#@ fs: once
-# The kernel log of the whole run: no oops, BUG, WARNING, lockdep report or
+#@ fs: end
+# The kernel log of the whole run (of each VM, when the host splits the
+# suite): no oops, BUG, WARNING, lockdep report or
 # hung task.
 . "$VT_DIR/lib.sh"
 
@@ -21,5 +22,5 @@ t_dmesg() {
 	note "$(grep -c -i 'verity' "$VT_STATE/dmesg") kernel log lines mention verity"
 }
 
-vt_test "kernel log: no oops, BUG, WARNING, lockdep report or hung task during the suite" t_dmesg
+vt_test "kernel log of the run on ${VTEST_FS:-ext4 f2fs}: no oops, BUG, WARNING, lockdep report or hung task during the suite" t_dmesg
 exit 0
