@@ -3,12 +3,12 @@
 
 SHELL := /bin/bash
 FLAVOR ?= test
-export FLAVOR KSRC VTEST_FILTER VTEST_TIMEOUT VTEST_MEM VTEST_ACCEL CHECK_BISECT
+export FLAVOR KSRC VTEST_FILTER VTEST_TIMEOUT VTEST_MEM VTEST_ACCEL CHECK_ALL
 
 S := scripts
 
 .PHONY: all deps tree patch kernel initramfs host-test boot selftest check \
-	checkpatch kernel-doc bisect distro-build \
+	checkpatch kernel-doc bisect distro-build lowmem crash \
 	demo bench shell devtree export clean distclean help
 
 all: check
@@ -52,10 +52,17 @@ bisect: tree initramfs
 distro-build: patch
 	@$(S)/distro-build.sh
 
+# The core groups in 128 MiB guests; crash consistency of ENABLE.
+lowmem: kernel initramfs
+	@$(S)/lowmem.sh
+
+crash: kernel initramfs
+	@$(S)/crash.sh
+
 selftest: kernel initramfs
 	@$(S)/selftest.sh
 
-# CHECK_BISECT=1 adds 'make bisect' (CI does).
+# CHECK_ALL=1 adds lowmem, crash and bisect (CI does).
 check: kernel initramfs
 	@$(S)/check.sh
 

@@ -18,12 +18,16 @@
 # VTEST_MEM (MiB), VTEST_ACCEL (auto|tcg|kvm), VTEST_CMDLINE (extra words), VTEST_INJECT (fail|panic|hang,
 # for the harness self-test), VTEST_DISK_SIZE (per scratch disk), BOOT_TAG
 # (names the logs; default MODE, or FLAVOR-MODE), KOBJ (the kernel's build
-# folder), VTEST_SPLIT (auto|0|1).
+# folder), VTEST_SPLIT (auto|0|1), VTEST_DISKDIR (keep the scratch disks in
+# this folder, reusing the ones there: scripts/crash.sh boots twice on the
+# same disks), VTEST_KILL_ON (a result line: when the guest prints it, QEMU
+# is killed with SIGKILL, like a power cut, and the run goes on to be judged
+# as if the guest had ended).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-test}
-case $mode in test|demo|bench|shell) ;; *) die "usage: boot.sh test|demo|bench|shell" ;; esac
+case $mode in test|demo|bench|shell|crash1|crash2) ;; *) die "usage: boot.sh test|demo|bench|shell|crash1|crash2" ;; esac
 
 kernel=$OBJ/arch/x86/boot/bzImage
 initrd=$BUILD/initramfs.cpio.gz
@@ -77,15 +81,18 @@ fi
 info "booting $FLAVOR kernel ($(accel)), mode $mode"
 
 # new_disks DIR: fresh sparse scratch disks vda and vdb in DIR, so that runs
-# never share them; sets the array disks to their -drive options.
+# never share them (with VTEST_DISKDIR, the disks there, made only if
+# missing); sets the array disks to their -drive options.
 new_disks() {
-	local img d
-	mkdir -p "$1"
+	local img d dir=${VTEST_DISKDIR:-$1}
+	mkdir -p "$dir"
 	disks=()
 	for d in vda vdb; do
-		img=$1/$d.img
-		rm -f "$img"
-		truncate -s "${VTEST_DISK_SIZE:-2G}" "$img"
+		img=$dir/$d.img
+		if [ -z "${VTEST_DISKDIR:-}" ] || [ ! -f "$img" ]; then
+			rm -f "$img"
+			truncate -s "${VTEST_DISK_SIZE:-2G}" "$img"
+		fi
 		disks+=(-drive "file=$img,format=raw,if=virtio,cache=unsafe")
 	done
 }
@@ -128,9 +135,25 @@ if [ "$split" != 1 ]; then
 	# Show the results as they arrive.
 	tail -n +1 -F --pid=$qpid "$LOGS/results-$tag.log" 2>/dev/null | tr -d '\r' &
 	tpid=$!
+	killed=
+	if [ -n "${VTEST_KILL_ON:-}" ]; then
+		while kill -0 $qpid 2>/dev/null; do
+			if tr -d '\r' <"$LOGS/results-$tag.log" | grep -qxF -- "$VTEST_KILL_ON"; then
+				# timeout(1) runs QEMU as its child: kill QEMU itself.
+				pkill -KILL -P $qpid -f qemu-system || kill -KILL $qpid
+				killed=1
+				break
+			fi
+			sleep 0.2
+		done
+	fi
 	status=0
 	wait $qpid || status=$?
 	wait $tpid 2>/dev/null || true
+	if [ -n "$killed" ]; then
+		info "QEMU killed (SIGKILL) on '$VTEST_KILL_ON', the guest's filesystems still mounted"
+		status=0
+	fi
 	info "guest finished (status $status) after its run; console: logs/console-$tag.log"
 	"$(dirname "$0")/check-log.sh" "$LOGS/console-$tag.log" "$LOGS/results-$tag.log" "$status" "$mode"
 	exit

@@ -2,9 +2,11 @@
 # The whole test run behind 'make check': the host-side tests of tools/,
 # the review checks of the series (checkpatch, kernel-doc, the Debian-config
 # build against the pristine tree's), the harness self-test, then the suite
-# in the VM; with CHECK_BISECT=1 (CI sets it) also 'make bisect', which builds
-# every patch of the series and the config variants (about 26 minutes from
-# scratch, a few with a warm ccache and build/bisect).  Each part prints TAP lines
+# in two VMs; with CHECK_ALL=1 (CI sets it) also the longer parts: the
+# low-memory boot (make lowmem, 1.5 min), the crash-consistency boots (make
+# crash, 1 min) and make bisect, which builds every patch of the series and
+# the config variants (26 minutes from scratch, seconds when nothing
+# changed).  Each part prints TAP lines
 # and its own closing line; the last line totals them:
 # "N passed, M failed[, K skipped]".
 set -euo pipefail
@@ -80,7 +82,11 @@ run_part kernel-doc "$ROOT/scripts/kerneldoc.sh"
 run_part distro-build "$ROOT/scripts/distro-build.sh"
 finish_part harness-selftest
 run_part vm-suite "$ROOT/scripts/boot.sh" test
-[ "${CHECK_BISECT:-0}" = 1 ] && run_part bisect "$ROOT/scripts/bisect.sh"
+if [ "${CHECK_ALL:-0}" = 1 ]; then
+	run_part low-memory "$ROOT/scripts/lowmem.sh"
+	run_part crash "$ROOT/scripts/crash.sh"
+	run_part bisect "$ROOT/scripts/bisect.sh"
+fi
 
 info "make check took $(($(date +%s) - start)) s after the build ($(IFS=,; echo "${times[*]}" | sed 's/,/, /g'))"
 [ ${#failed_parts[@]} -eq 0 ] || info "failed: ${failed_parts[*]}"

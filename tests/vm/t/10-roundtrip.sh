@@ -186,6 +186,27 @@ t_fsck() {
 	expect "checksum after fsck" "$(cat "$RT/$id/sum")" "$(sum_of "$D/$id")"
 }
 
+# Under memory pressure (make check's low-memory boot, -m 128): the 100 MiB
+# file does not fit in the page cache, so a second full read must come from
+# the disk again, every page verified again against a tree whose pages were
+# evicted too.
+sectors_read() {	# DEV: sectors read from DEV so far
+	awk '{ print $3 }' "/sys/block/${1#/dev/}/stat"
+}
+t_lowmem() {
+	id=s100m size=104857600 kind=plain hash=sha256 salt=-
+	rt_prepare
+	need_enabled
+	drop_caches
+	expect "checksum, first read" "$(cat "$RT/$id/sum")" "$(sum_of "$D/$id")"
+	before=$(sectors_read "$VT_DEV")
+	expect "checksum, second read" "$(cat "$RT/$id/sum")" "$(sum_of "$D/$id")"
+	mib=$((($(sectors_read "$VT_DEV") - before) / 2048))
+	note "the second read of the 100 MiB file read $mib MiB from $VT_DEV"
+	[ "$mib" -ge 50 ] || fail "the second read read only $mib MiB from the disk: the file stayed cached, no memory pressure"
+}
+mem_mib=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 1024))
+
 # each_case "FUNCTION|TITLE"...: for each case in turn, one test per FUNCTION
 each_case() {
 	echo "$CASES" | sed '/^$/d' > "$VT_STATE/rt.cases"
@@ -202,6 +223,8 @@ each_case "t_enable|setup then enable succeeds" \
 	"t_flags|FS_IOC_GETFLAGS, statx and lsattr show verity"
 each_case "t_remount|after umount/mount: stat, contents, EOF reads, measure, flag"
 each_case "t_dropcaches|after drop_caches: contents and EOF reads verified again"
+[ "$mem_mib" -lt 256 ] &&
+	vt_test "$FS: low memory ($mem_mib MiB): a second full read of the 100 MiB file comes from the disk again and verifies" t_lowmem
 vt_test "$FS: fsck finds the filesystem with the verity files consistent" t_fsck
 fs_umount "$VT_MNT"
 exit 0
