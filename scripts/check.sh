@@ -73,13 +73,14 @@ finish_part() {
 }
 
 start=$(date +%s)
-# The harness self-test mostly waits (for its hung guest): it runs beside
-# the host-side parts.
+# The harness self-test mostly waits (for its hung guest) and the host
+# tests run on one core: both run beside the review parts.
 start_part harness-selftest "$ROOT/scripts/selftest.sh"
-run_part host-tests env KSRC_PATCHED="$LINUX" "$ROOT/tests/host/run.sh"
+start_part host-tests env KSRC_PATCHED="$LINUX" "$ROOT/tests/host/run.sh"
 run_part checkpatch "$ROOT/scripts/checkpatch.sh"
 run_part kernel-doc "$ROOT/scripts/kerneldoc.sh"
 run_part distro-build "$ROOT/scripts/distro-build.sh"
+finish_part host-tests
 finish_part harness-selftest
 run_part vm-suite "$ROOT/scripts/boot.sh" test
 if [ "${CHECK_ALL:-0}" = 1 ]; then

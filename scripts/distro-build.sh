@@ -73,12 +73,25 @@ distro_build() {
 		grep -q "^CONFIG_$opt=y" "$obj/.config" || die "CONFIG_$opt is not set in the distro-config build ($obj/.config)"
 	done
 	for d in "${dirs[@]}"; do [ -d "$src/$d" ] && existing+=("$d"); done
+	# The pristine tree never changes under a given version: its baseline
+	# is kept until the version, the config or the compiler changes.
+	local key="" t0
+	if [ "$name" = pristine ]; then
+		key=$(cat "$BUILD/pristine.version" "$obj/.config" <(gcc --version | head -n 1) <(echo "${existing[*]}") | sha256sum)
+		if [ -f "$obj/baseline.key" ] && [ "$(cat "$obj/baseline.key")" = "$key" ] &&
+			[ -f "$obj/baseline.warnings" ] && [ -f "$obj/baseline.objs" ]; then
+			cp "$obj/baseline.warnings" "$LOGS/distro-$name.warnings"
+			objs=$(cat "$obj/baseline.objs")
+			secs="baseline of $(date -r "$obj/baseline.key" '+%F %T'), not rebuilt"
+			return 0
+		fi
+		rm -f "$obj/baseline.key"
+	fi
 	# Remove the objects so every file is compiled again and its warnings
 	# printed: ccache replays those of the files that did not change.
 	for d in "${existing[@]}"; do
 		[ -d "$obj/$d" ] && find "$obj/$d" -name '*.o' -delete
 	done
-	local t0
 	t0=$(date +%s)
 	if ! make -C "$src" O="$obj" -j"$JOBS" CC="$cc" "${existing[@]}" >"$log" 2>&1; then
 		grep -E 'error' "$log" | head -n 20 >&2
@@ -87,19 +100,24 @@ distro_build() {
 	warnings "$log" "$(realpath --relative-to="$obj" "$src")/" >"$LOGS/distro-$name.warnings"
 	objs=$(find "$obj" -name '*.o' \( -path "*/fs/verity/*" -o -path "*/fs/ext4/*" -o -path "*/fs/f2fs/*" \
 		-o -path "*/fs/btrfs/*" -o -path "*/security/integrity/*" \) | wc -l)
-	secs=$(($(date +%s) - t0))
+	secs="$(($(date +%s) - t0)) s"
+	if [ -n "$key" ]; then
+		cp "$LOGS/distro-$name.warnings" "$obj/baseline.warnings"
+		echo "$objs" >"$obj/baseline.objs"
+		echo "$key" >"$obj/baseline.key"
+	fi
 }
 
 detail=$BUILD/distro-detail
 distro_build "$PRISTINE" pristine
 cp "$LOGS/distro-pristine.warnings" "$detail"
-report OK "distro-build: the pristine tree's ${dirs[*]} build with Debian's config ($objs objects, $secs s; its $(wc -l <"$detail") warning(s), the baseline, above)" "$detail"
+report OK "distro-build: the pristine tree's ${dirs[*]} build with Debian's config ($objs objects, $secs; its $(wc -l <"$detail") warning(s), the baseline, above)" "$detail"
 
 distro_build "$LINUX" linux
 comm -13 "$LOGS/distro-pristine.warnings" "$LOGS/distro-linux.warnings" | sed 's/^/new: /' >"$detail"
 comm -23 "$LOGS/distro-pristine.warnings" "$LOGS/distro-linux.warnings" | sed 's/^/gone: /' >>"$detail"
 if grep -q '^new: ' "$detail"; then status=FAIL; else status=OK; fi
-what="distro-build: the patched tree builds them with no warning beyond the pristine tree's ($objs objects, $secs s; difference: $(grep -c '^new: ' "$detail" || true) new, $(grep -c '^gone: ' "$detail" || true) gone)"
+what="distro-build: the patched tree builds them with no warning beyond the pristine tree's ($objs objects, $secs; difference: $(grep -c '^new: ' "$detail" || true) new, $(grep -c '^gone: ' "$detail" || true) gone)"
 report "$status" "$what" "$detail"
 
 # sparse, on the fs-verity code only: force its recompilation with C=2.
