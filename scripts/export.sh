@@ -14,7 +14,9 @@ n=$(git -C "$dev" rev-list --count base..HEAD)
 
 tmp=$BUILD/export.tmp
 rm -rf "$tmp"
-git -C "$dev" format-patch -q --zero-commit --no-signature --numbered \
+# A fixed abbreviation keeps the index lines stable whatever the size of
+# the devtree repository.
+git -C "$dev" -c core.abbrev=9 format-patch -q --zero-commit --no-signature --numbered \
 	--cover-letter -o "$tmp" base..HEAD
 letter=$ROOT/patches/cover-letter.txt
 if [ -f "$letter" ]; then
