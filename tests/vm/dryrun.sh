@@ -56,6 +56,8 @@ for f in mount umount losetup fs_mkfs; do
 		{ echo "dryrun: cannot override $f, giving up"; exit 1; }
 done
 
+# vstress (t/70-stress.sh): a short run, without its drop_caches task
+VSTRESS_NODROP=1 VSTRESS_SECONDS=${VSTRESS_SECONDS:-3} \
 VT_STATE=$tmp/state VT_MNT=$tmp/mnt VT_MNT2=$tmp/mnt2 DEMO_MNT=$tmp/mnt \
 VTEST_DISKS="$tmp/disk1 $tmp/disk2" VTEST_OVERRIDES=$tmp/overrides.sh \
 VTEST_FILTER=${1:-} PATH="$helpers:$tmp/bin:$tmp/stub:$tmp/bb:$PATH" \
