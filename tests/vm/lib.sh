@@ -55,12 +55,13 @@ vt_want() {
 
 # ------------------------------------------------------------ test running
 
-# fresh_group WORKDIR: the usual group setup: an empty WORKDIR, a fresh
-# verity filesystem and the test directory $D on it.
+# fresh_group WORKDIR [FEATURES]: the usual group setup: an empty WORKDIR, a
+# fresh filesystem made with the mkfs -O list FEATURES (default "verity",
+# e.g. "encrypt,verity") and the test directory $D on it.
 fresh_group() {
 	rm -rf "$1"
 	mkdir -p "$1"
-	fs_fresh verity || return 1
+	fs_fresh "${2:-verity}" || return 1
 	mkdir -p "$D"
 }
 

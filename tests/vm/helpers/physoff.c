@@ -5,6 +5,10 @@
  *   back first).  Exit 3 if OFFSET lies in a hole, 4 if the extent cannot be
  *   used for raw-device writes (inline, encoded, encrypted, delalloc,
  *   unwritten, not aligned, unknown location); the reason goes to stderr.
+ * physoff -e FILE OFFSET
+ *   The same, but an extent flagged data_encrypted (f2fs flags every extent
+ *   of an encrypted file; ext4 flags none) is usable: for fscrypt the bytes
+ *   on the device are the ciphertext of the file's bytes at the same place.
  * physoff -F FILE OFFSET
  *   Print the FIEMAP flags of the extent holding OFFSET ("hole" if none),
  *   e.g. "last,data_inline".
@@ -58,7 +62,7 @@ int main(int argc, char **argv)
 		FIEMAP_EXTENT_ENCODED | FIEMAP_EXTENT_DATA_ENCRYPTED |
 		FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_DATA_INLINE |
 		FIEMAP_EXTENT_DATA_TAIL | FIEMAP_EXTENT_UNWRITTEN;
-	int flags_only = 0, fd;
+	int flags_only = 0, encrypted_ok = 0, fd;
 	unsigned long long off;
 	struct fiemap *fm;
 	unsigned int i;
@@ -67,9 +71,13 @@ int main(int argc, char **argv)
 		flags_only = 1;
 		argv++;
 		argc--;
+	} else if (argc == 4 && !strcmp(argv[1], "-e")) {
+		encrypted_ok = 1;
+		argv++;
+		argc--;
 	}
 	if (argc != 3)
-		die("usage: physoff [-F] FILE OFFSET");
+		die("usage: physoff [-F|-e] FILE OFFSET");
 	off = parse_u64(argv[2], "offset");
 	fd = open(argv[1], O_RDONLY);
 	if (fd < 0)
@@ -88,6 +96,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < fm->fm_mapped_extents; i++) {
 		struct fiemap_extent *fe = &fm->fm_extents[i];
+		uint32_t bad = fe->fe_flags & unusable;
 
 		if (off < fe->fe_logical || off - fe->fe_logical >= fe->fe_length)
 			continue;
@@ -95,7 +104,10 @@ int main(int argc, char **argv)
 			print_flags(stdout, fe->fe_flags);
 			return 0;
 		}
-		if (fe->fe_flags & unusable) {
+		/* DATA_ENCRYPTED is meant to come with ENCODED (fiemap.rst) */
+		if (encrypted_ok && (fe->fe_flags & FIEMAP_EXTENT_DATA_ENCRYPTED))
+			bad &= ~(FIEMAP_EXTENT_DATA_ENCRYPTED | FIEMAP_EXTENT_ENCODED);
+		if (bad) {
 			fprintf(stderr, "physoff: %s offset %llu: extent not usable "
 				"for raw writes, flags: ", argv[1], off);
 			print_flags(stderr, fe->fe_flags);
