@@ -12,6 +12,15 @@
  *   rdtest timed FILE OFF LEN  read(2) LEN bytes (to EOF if LEN is 0) from OFF
  *                              in 1 MiB chunks and time it:
  *       bytes=N usec=T end=done|EOF|ERRNAME
+ *   rdtest sample FILE REF N [BLOCK...]
+ *                              pread(2) N 4 KiB blocks spread evenly over
+ *                              REF's size (block i * NBLOCKS / N, i < N),
+ *                              the last block if N > 0, then each BLOCK
+ *                              listed, from FILE and from REF at the same
+ *                              offset (REF is never read whole: it may be a
+ *                              huge sparse file), then at the end:
+ *       blocks=K ok=A eio=B mismatch=C other=D bad=LIST eof=BYTES
+ *                              (LIST: block numbers, in reading order)
  *   rdtest range FILE OFF LEN [REF]
  *                              read(2) from OFF until LEN bytes, EOF or error:
  *       bytes=N end=done|EOF|ERRNAME [data=ok|mismatch@OFFSET]
@@ -143,6 +152,68 @@ static int do_blocks(const char *path, int direct)
 		printf(" eof=%s", errname(errno));
 	else
 		printf(" eof=%zd", n);
+	if (first_other)
+		printf(" first_other=%s", first_other);
+	printf("\n");
+	return 0;
+}
+
+static int do_sample(const char *path, const char *refpath,
+		     unsigned long long n, int nlist, char **list)
+{
+	int fd = open_file(path, O_RDONLY), rfd = open(refpath, O_RDONLY);
+	unsigned long long nblocks, count, k, blk, size;
+	long ok = 0, eio = 0, mismatch = 0, other = 0;
+	const char *first_other = NULL;
+	static unsigned char buf[BS], rbuf[BS];
+	struct stat st;
+	ssize_t r;
+
+	if (rfd < 0 || fstat(rfd, &st) < 0)
+		die("rdtest: reference %s: %s", refpath, errname(errno));
+	size = st.st_size;
+	nblocks = (size + BS - 1) / BS;
+	if (!nblocks)
+		die("rdtest: reference %s is empty", refpath);
+	count = n + (n > 0) + nlist;
+	for (k = 0; k < count; k++) {
+		size_t want;
+
+		if (k < n)
+			blk = (unsigned long long)((unsigned __int128)k * nblocks / n);
+		else if (k == n && n > 0)
+			blk = nblocks - 1;
+		else
+			blk = parse_u64(list[k - n - (n > 0)], "block");
+		if (blk >= nblocks)
+			die("rdtest: block %llu past the reference (%llu blocks)", blk, nblocks);
+		want = size - blk * BS < BS ? size - blk * BS : BS;
+		if (pread(rfd, rbuf, want, (off_t)(blk * BS)) != (ssize_t)want)
+			die("rdtest: reading reference %s at block %llu failed", refpath, blk);
+		r = pread(fd, buf, BS, (off_t)(blk * BS));
+		if (r < 0) {
+			if (errno == EIO) {
+				eio++;
+			} else {
+				other++;
+				if (!first_other)
+					first_other = strdup(errname(errno));
+			}
+			add_bad(blk);
+		} else if ((size_t)r != want || memcmp(buf, rbuf, want)) {
+			mismatch++;
+			add_bad(blk);
+		} else {
+			ok++;
+		}
+	}
+	printf("blocks=%llu ok=%ld eio=%ld mismatch=%ld other=%ld bad=%s",
+	       count, ok, eio, mismatch, other, bad_str());
+	r = pread(fd, buf, BS, (off_t)size);
+	if (r < 0)
+		printf(" eof=%s", errname(errno));
+	else
+		printf(" eof=%zd", r);
 	if (first_other)
 		printf(" first_other=%s", first_other);
 	printf("\n");
@@ -300,6 +371,9 @@ int main(int argc, char **argv)
 		load_ref(argv[3]);
 		return do_mmap(argv[2], argc == 5 ? (long)parse_u64(argv[4], "extra") : 1);
 	}
+	if (argc >= 5 && !strcmp(argv[1], "sample"))
+		return do_sample(argv[2], argv[3], parse_u64(argv[4], "count"),
+				 argc - 5, argv + 5);
 	if (argc == 5 && !strcmp(argv[1], "timed"))
 		return do_timed(argv[2], parse_u64(argv[3], "offset"),
 				parse_u64(argv[4], "length"));
@@ -308,6 +382,6 @@ int main(int argc, char **argv)
 				parse_u64(argv[4], "length"),
 				argc == 6 ? argv[5] : NULL);
 	die("usage: rdtest blocks|direct FILE REF | mmap FILE REF [EXTRA] | "
-	    "timed FILE OFF LEN | range FILE OFF LEN [REF]");
+	    "sample FILE REF N [BLOCK...] | timed FILE OFF LEN | range FILE OFF LEN [REF]");
 	return 2;
 }

@@ -15,6 +15,13 @@
  *   vfuzz gen OUT SIZE ALG SALTHEX DATASEED
  *                               write a base file (data of `gen SIZE DATASEED`
  *                               plus metadata), print "ALG:MEASUREMENT"
+ *   vfuzz wrap IN OUT ALG       write IN plus metadata over all of IN (even if
+ *                               IN was set up already), print the measurement
+ *   vfuzz deep OUT REF SIZE ALG SEED [full] BLOCK...
+ *                               a sparse file with the tree geometry of SIZE
+ *                               in which only the listed data blocks and their
+ *                               tree paths (or the whole tree) are written
+ *                               (see cmd_deep())
  *   vfuzz selftest [N]          hash test vectors, the model on the base files
  *                               and N mutated copies (no ioctl: host-safe)
  *
@@ -363,6 +370,7 @@ static void gen_data(u8 *buf, size_t n, u64 seed)
 struct base {
 	int alg;
 	u64 dsize, dseed;
+	const u8 *data;			/* the data, or NULL: the `gen` stream of dseed */
 	size_t salt_len;
 	u8 salt[MAX_REGION];
 	u8 *img;
@@ -400,18 +408,11 @@ static void append_ext(u8 *r, size_t *pos, u16 type, const u8 *pl, size_t n)
 	*pos += up8(8 + n);
 }
 
-/*
- * Build b->img from alg, dsize, dseed, salt: the data, zero padding, the
- * tree (root level first), the descriptor region and the footer, laid out
- * as SPEC §2 and the 2018 utility do it.
- */
-static void build_base(struct base *b)
+/* The tree geometry of b->dsize: nblocks, depth, levels, descriptor offset. */
+static void base_geometry(struct base *b)
 {
-	unsigned int ds = algs[b->alg].ds, hpb = BLK / ds;
-	u64 blocks, idx, i;
-	size_t rlen, pos, region_max;
-	u8 root[64], *r;
-	struct hctx salted, c;
+	unsigned int hpb = BLK / algs[b->alg].ds;
+	u64 blocks, idx;
 	int l;
 
 	b->nblocks = (b->dsize + BLK - 1) / BLK;
@@ -427,31 +428,24 @@ static void build_base(struct base *b)
 	}
 	b->tree_blocks = idx - b->nblocks;
 	b->desc = idx * BLK;
-	region_max = 64 + 8 + 64 + up8(8 + b->salt_len) + 8 + BLK + 12;
-	b->img = xmalloc(b->desc + region_max);
-	memset(b->img, 0, b->desc + region_max);
-	gen_data(b->img, b->dsize, b->dseed);
+}
 
-	h_init(&salted, b->alg);
-	if (b->salt_len)
-		h_update(&salted, b->salt, b->salt_len);
-	for (i = 0; i < b->nblocks && b->depth; i++) {
-		c = salted;
-		h_update(&c, b->img + i * BLK, BLK);
-		h_final(&c, b->img + (b->lstart[0] + i / hpb) * BLK + (i % hpb) * ds);
-	}
-	for (l = 1; l < b->depth; l++) {
-		for (i = 0; i < b->lblocks[l - 1]; i++) {
-			c = salted;
-			h_update(&c, b->img + (b->lstart[l - 1] + i) * BLK, BLK);
-			h_final(&c, b->img + (b->lstart[l] + i / hpb) * BLK + (i % hpb) * ds);
-		}
-	}
-	c = salted;
-	h_update(&c, b->img + (b->depth ? b->lstart[b->depth - 1] : 0) * BLK, BLK);
-	h_final(&c, root);
+/* The most bytes base_region() writes. */
+static size_t region_max(const struct base *b)
+{
+	return 64 + 8 + 64 + up8(8 + b->salt_len) + 8 + BLK + 12;
+}
 
-	r = b->img + b->desc;
+/*
+ * The descriptor region (descriptor, extensions, unauthenticated header,
+ * footer) of b with root hash root into r (region_max(b) zeroed bytes, r[0]
+ * at file offset b->desc); sets the offsets, b->meas and b->len.
+ */
+static void base_region(struct base *b, u8 *r, const u8 *root)
+{
+	unsigned int ds = algs[b->alg].ds;
+	size_t pos, rlen;
+
 	memcpy(r, FS_VERITY_MAGIC, 8);
 	r[8] = 1;
 	r[9] = 0;
@@ -483,6 +477,49 @@ static void build_base(struct base *b)
 	memcpy(r + pos + 4, FS_VERITY_MAGIC, 8);
 	b->footer = b->desc + pos;
 	b->len = b->desc + rlen;
+}
+
+/*
+ * Build b->img from alg, dsize, salt and the data (b->data if set, else the
+ * `gen` stream of dseed): the data, zero padding, the tree (root level
+ * first), the descriptor region and the footer, laid out as SPEC §2 and the
+ * 2018 utility do it.
+ */
+static void build_base(struct base *b)
+{
+	unsigned int ds = algs[b->alg].ds, hpb = BLK / ds;
+	u8 root[64];
+	struct hctx salted, c;
+	u64 i;
+	int l;
+
+	base_geometry(b);
+	b->img = xmalloc(b->desc + region_max(b));
+	memset(b->img, 0, b->desc + region_max(b));
+	if (b->data)
+		memcpy(b->img, b->data, b->dsize);
+	else
+		gen_data(b->img, b->dsize, b->dseed);
+
+	h_init(&salted, b->alg);
+	if (b->salt_len)
+		h_update(&salted, b->salt, b->salt_len);
+	for (i = 0; i < b->nblocks && b->depth; i++) {
+		c = salted;
+		h_update(&c, b->img + i * BLK, BLK);
+		h_final(&c, b->img + (b->lstart[0] + i / hpb) * BLK + (i % hpb) * ds);
+	}
+	for (l = 1; l < b->depth; l++) {
+		for (i = 0; i < b->lblocks[l - 1]; i++) {
+			c = salted;
+			h_update(&c, b->img + (b->lstart[l - 1] + i) * BLK, BLK);
+			h_final(&c, b->img + (b->lstart[l] + i / hpb) * BLK + (i % hpb) * ds);
+		}
+	}
+	c = salted;
+	h_update(&c, b->img + (b->depth ? b->lstart[b->depth - 1] : 0) * BLK, BLK);
+	h_final(&c, root);
+	base_region(b, b->img + b->desc, root);
 	snprintf(b->label, sizeof(b->label), "%s, %llu bytes, salt %zu",
 		 algs[b->alg].name, (unsigned long long)b->dsize, b->salt_len);
 }
@@ -1855,6 +1892,216 @@ static int cmd_gen(char **argv)
 	return 0;
 }
 
+/* The algorithm named a, or die. */
+static int alg_by_name(const char *a)
+{
+	int i;
+
+	for (i = 1; i <= 3; i++)
+		if (!strcmp(algs[i].name, a))
+			return i;
+	die("vfuzz: unknown algorithm %s", a);
+	return 0;
+}
+
+/*
+ * wrap IN OUT ALG: OUT = the bytes of IN as data, plus metadata over all of
+ * them, whatever IN holds (e.g. a file set up already, whose own metadata
+ * becomes data): what `fsverity setup` refuses to write.
+ */
+static int cmd_wrap(char **argv)
+{
+	static struct base b;
+	struct stat st;
+	char m[129];
+	size_t done = 0;
+	u8 *data;
+	int fd;
+
+	memset(&b, 0, offsetof(struct base, salt));
+	fd = open(argv[0], O_RDONLY);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		die("vfuzz wrap: %s: %s", argv[0], errname(errno));
+	if (st.st_size == 0)
+		die("vfuzz wrap: %s is empty", argv[0]);
+	b.dsize = st.st_size;
+	data = xmalloc(b.dsize);
+	while (done < b.dsize) {
+		ssize_t n = read(fd, data + done, b.dsize - done);
+
+		if (n <= 0)
+			die("vfuzz wrap: read %s: %s", argv[0], n ? errname(errno) : "short");
+		done += n;
+	}
+	close(fd);
+	b.data = data;
+	b.alg = alg_by_name(argv[2]);
+	build_base(&b);
+	write_file(argv[1], b.img, b.len);
+	hex(m, b.meas, algs[b.alg].ds);
+	printf("%s:%s\n", algs[b.alg].name, m);
+	return 0;
+}
+
+/* One written block of a deep file: level (-1 = data), index, contents. */
+struct dblock {
+	int level;
+	u64 idx;
+	u8 *buf;
+};
+
+static int dcmp(const void *x, const void *y)
+{
+	const struct dblock *p = x, *q = y;
+
+	if (p->level != q->level)
+		return p->level < q->level ? -1 : 1;
+	return p->idx < q->idx ? -1 : p->idx > q->idx;
+}
+
+static struct dblock *dfind(struct dblock *v, size_t n, int level, u64 idx)
+{
+	struct dblock key = { level, idx, NULL };
+
+	return bsearch(&key, v, n, sizeof(*v), dcmp);
+}
+
+static void pwrite_all(int fd, const u8 *p, size_t len, u64 off, const char *path)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pwrite(fd, p + done, len - done, off + done);
+
+		if (n <= 0)
+			die("vfuzz: write %s at %llu: %s", path,
+			    (unsigned long long)(off + done), n ? errname(errno) : "short");
+		done += n;
+	}
+}
+
+#define DEEP_MAX_FULL	65536	/* tree blocks kept in memory by "full" */
+
+/*
+ * deep OUT REF SIZE ALG SEED [full] BLOCK...: a sparse file with the tree
+ * geometry of SIZE data bytes (SPEC §2 layout, no salt) of which only a few
+ * blocks are written: the listed data blocks (block i holds
+ * `gen 4096 SEED+i`, cut at SIZE) and the tree blocks on their paths to the
+ * root, or with "full" every tree block.  A tree block written holds the
+ * hashes of all its children as they are in the file (a child never written
+ * is a hole: a zero block); every other block is a hole.  So the data blocks
+ * under a written level-0 block verify, the others fail (a hole level-0
+ * block holds zero hashes); with "full" the file is exactly what
+ * `fsverity setup REF` writes, only fast on a sparse file (the holes are
+ * not read nor hashed).  REF gets the data alone (SIZE bytes, sparse).
+ * Prints "ALG:MEASUREMENT DEPTH DESC_OFFSET FULL_SIZE".
+ */
+static int cmd_deep(int argc, char **argv)
+{
+	static struct base b;
+	const char *out = argv[0], *ref = argv[1];
+	unsigned int ds, hpb, lg;
+	u8 zhash[64], root[64], *r;
+	struct dblock *v, *p, *q;
+	size_t nv = 0, cap, i, k;
+	int fd, rfd, l, full = 0;
+	char m[129];
+	u64 seed, blk;
+
+	memset(&b, 0, offsetof(struct base, salt));
+	b.dsize = parse_u64(argv[2], "size");
+	b.alg = alg_by_name(argv[3]);
+	seed = parse_u64(argv[4], "seed");
+	argc -= 5;
+	argv += 5;
+	if (argc && !strcmp(argv[0], "full")) {
+		full = 1;
+		argc--;
+		argv++;
+	}
+	if (!b.dsize || argc < 1)
+		die("vfuzz deep: size 0 or no block listed");
+	ds = algs[b.alg].ds;
+	hpb = BLK / ds;
+	for (lg = 0; (1u << lg) < hpb; lg++)
+		;
+	base_geometry(&b);
+	if (full && b.tree_blocks > DEEP_MAX_FULL)
+		die("vfuzz deep: %llu tree blocks: too many for \"full\"",
+		    (unsigned long long)b.tree_blocks);
+	cap = (size_t)argc * (b.depth + 1) + (full ? b.tree_blocks : 0);
+	v = xmalloc(cap * sizeof(*v));
+	for (i = 0; i < (size_t)argc; i++) {
+		blk = parse_u64(argv[i], "block");
+		if (blk >= b.nblocks)
+			die("vfuzz deep: block %llu past the data (%llu blocks)",
+			    (unsigned long long)blk, (unsigned long long)b.nblocks);
+		for (l = -1; l < (full ? 0 : b.depth); l++)
+			v[nv++] = (struct dblock){ l, blk >> (lg * (l + 1)), NULL };
+	}
+	for (l = 0; full && l < b.depth; l++)
+		for (blk = 0; blk < b.lblocks[l]; blk++)
+			v[nv++] = (struct dblock){ l, blk, NULL };
+	qsort(v, nv, sizeof(*v), dcmp);
+	for (i = k = 0; i < nv; i++)		/* drop duplicates */
+		if (!k || dcmp(&v[k - 1], &v[i]))
+			v[k++] = v[i];
+	nv = k;
+	for (p = v; p < v + nv; p++) {
+		p->buf = xmalloc(BLK);
+		memset(p->buf, 0, BLK);
+		if (p->level < 0) {
+			size_t n = b.dsize - p->idx * BLK < BLK ? b.dsize - p->idx * BLK : BLK;
+
+			gen_data(p->buf, n, seed + p->idx);
+		}
+	}
+	h_buf(b.alg, NULL, 0, (const u8[BLK]){ 0 }, BLK, zhash);
+	/* bottom up (v is sorted by level): each tree block hashes its children */
+	for (p = v; p < v + nv; p++) {
+		u64 below;
+
+		if (p->level < 0)
+			continue;
+		below = p->level ? b.lblocks[p->level - 1] : b.nblocks;
+		for (k = 0; k < hpb && p->idx * hpb + k < below; k++) {
+			q = dfind(v, nv, p->level - 1, p->idx * hpb + k);
+			if (q)
+				h_buf(b.alg, NULL, 0, q->buf, BLK, p->buf + k * ds);
+			else
+				memcpy(p->buf + k * ds, zhash, ds);
+		}
+	}
+	q = dfind(v, nv, b.depth - 1, 0);
+	h_buf(b.alg, NULL, 0, q->buf, BLK, root);
+	r = xmalloc(region_max(&b));
+	memset(r, 0, region_max(&b));
+	base_region(&b, r, root);
+
+	fd = open(out, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	rfd = open(ref, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0 || rfd < 0)
+		die("vfuzz deep: create %s / %s: %s", out, ref, errname(errno));
+	for (p = v; p < v + nv; p++) {
+		if (p->level < 0) {
+			size_t n = b.dsize - p->idx * BLK < BLK ? b.dsize - p->idx * BLK : BLK;
+
+			pwrite_all(fd, p->buf, n, p->idx * BLK, out);
+			pwrite_all(rfd, p->buf, n, p->idx * BLK, ref);
+		} else {
+			pwrite_all(fd, p->buf, BLK, (b.lstart[p->level] + p->idx) * BLK, out);
+		}
+	}
+	pwrite_all(fd, r, b.len - b.desc, b.desc, out);
+	if (ftruncate(rfd, b.dsize) < 0 || fsync(fd) < 0 || fsync(rfd) < 0)
+		die("vfuzz deep: ftruncate/fsync: %s", errname(errno));
+	close(fd);
+	close(rfd);
+	hex(m, b.meas, ds);
+	printf("%s:%s %d %zu %zu\n", algs[b.alg].name, m, b.depth, b.desc, b.len);
+	return 0;
+}
+
 static int cmd_selftest(unsigned long n)
 {
 	static const struct { int alg; const char *in, *out; } v[] = {
@@ -1962,9 +2209,14 @@ int main(int argc, char **argv)
 		return cmd_raw_check(argv[2]);
 	if (argc == 7 && !strcmp(argv[1], "gen"))
 		return cmd_gen(argv + 2);
+	if (argc == 5 && !strcmp(argv[1], "wrap"))
+		return cmd_wrap(argv + 2);
+	if (argc >= 8 && !strcmp(argv[1], "deep"))
+		return cmd_deep(argc - 2, argv + 2);
 	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "selftest"))
 		return cmd_selftest(argc == 3 ? parse_u64(argv[2], "count") : 20000);
 	die("usage: vfuzz enable DIR | raw-prep DIR PLAN ROUND N | raw-poke PLAN DEV |\n"
-	    "       raw-check PLAN | gen OUT SIZE ALG SALTHEX DATASEED | selftest [N]");
+	    "       raw-check PLAN | gen OUT SIZE ALG SALTHEX DATASEED | selftest [N] |\n"
+	    "       wrap IN OUT ALG | deep OUT REF SIZE ALG SEED [full] BLOCK...");
 	return 2;
 }
