@@ -35,23 +35,8 @@ npatches=${#patches[@]}
 verity_opts='FS_VERITY|FS_VERITY_BUILTIN_SIGNATURES|EXT4_FS_VERITY|F2FS_FS_VERITY'
 compiler=$(gcc --version | head -n 1)
 
-pass=0
-fail=0
-n=0
 start_all=$(date +%s)
 
-# report OK|FAIL NAME [DETAIL-FILE]: a TAP line, with DETAIL-FILE as "# " lines
-report() {
-	n=$((n + 1))
-	if [ "$1" = OK ]; then
-		echo "ok $n - $2"
-		pass=$((pass + 1))
-	else
-		echo "not ok $n - $2"
-		fail=$((fail + 1))
-	fi
-	[ -z "${3:-}" ] || [ ! -s "$3" ] || sed 's/^/# /' "$3"
-}
 
 # fragment TREE VARIANT > FILE: the config fragment of a build: test.config
 # and bisect.config, with the options VARIANT turns off replaced by "is not
@@ -164,21 +149,21 @@ for ((k = 0; k <= npatches; k++)); do
 	else
 		what="patch $k/$npatches ${patches[k - 1]%.patch} builds with no new warning"
 	fi
-	report "$built" "bisect: $what" "$(detail "$name")"
+	tap_report "$built" "bisect: $what" "$(detail "$name")"
 	if [ "$built" != OK ] && [ "$k" -gt 0 ]; then
 		# Later steps would fail on the same error: stop at the first.
 		echo "# the first patch that breaks the build or adds a warning is ${patches[k - 1]}; the later steps were not built"
-		echo "$pass passed, $fail failed"
+		echo "$tap_pass passed, $tap_fail failed"
 		exit 1
 	fi
 done
 
 build var-no-fs-verity "$npatches" no-fs-verity vmlinux
-report "$built" "bisect: the whole series with CONFIG_FS_VERITY=n builds with no new warning" "$(detail var-no-fs-verity)"
+tap_report "$built" "bisect: the whole series with CONFIG_FS_VERITY=n builds with no new warning" "$(detail var-no-fs-verity)"
 build var-no-fs-glue "$npatches" no-fs-glue vmlinux
-report "$built" "bisect: the whole series with CONFIG_EXT4_FS_VERITY=n and CONFIG_F2FS_FS_VERITY=n builds with no new warning" "$(detail var-no-fs-glue)"
+tap_report "$built" "bisect: the whole series with CONFIG_EXT4_FS_VERITY=n and CONFIG_F2FS_FS_VERITY=n builds with no new warning" "$(detail var-no-fs-glue)"
 build var-no-signatures "$npatches" no-signatures bzImage
-report "$built" "bisect: the whole series with CONFIG_FS_VERITY_BUILTIN_SIGNATURES=n builds with no new warning" "$(detail var-no-signatures)"
+tap_report "$built" "bisect: the whole series with CONFIG_FS_VERITY_BUILTIN_SIGNATURES=n builds with no new warning" "$(detail var-no-signatures)"
 
 # The kernel without builtin signatures, booted: the signature group of the
 # suite runs its no-signature cases (vtest.sigs=off) on ext4 and f2fs.
@@ -199,11 +184,11 @@ if [ "$built" = OK ]; then
 		fi
 		tr -d '\r' <"$bootlog" | grep -E '^(not )?ok |^[0-9]+ passed|error' >"$bootlog.note" || true
 	fi
-	report "$status" "bisect: the CONFIG_FS_VERITY_BUILTIN_SIGNATURES=n kernel boots; a signed file fails to enable with EBADMSG and a log message, on ext4 and f2fs" "$bootlog.note"
+	tap_report "$status" "bisect: the CONFIG_FS_VERITY_BUILTIN_SIGNATURES=n kernel boots; a signed file fails to enable with EBADMSG and a log message, on ext4 and f2fs" "$bootlog.note"
 else
-	report FAIL "bisect: the CONFIG_FS_VERITY_BUILTIN_SIGNATURES=n kernel boots (not built)"
+	tap_report FAIL "bisect: the CONFIG_FS_VERITY_BUILTIN_SIGNATURES=n kernel boots (not built)"
 fi
 
 echo "# make bisect took $(($(date +%s) - start_all)) s"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+echo "$tap_pass passed, $tap_fail failed"
+[ "$tap_fail" -eq 0 ]

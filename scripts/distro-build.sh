@@ -24,20 +24,6 @@ if command -v ccache >/dev/null; then
 	export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=true
 fi
 
-pass=0
-fail=0
-n=0
-report() {	# OK|FAIL NAME [DETAIL-FILE]
-	n=$((n + 1))
-	if [ "$1" = OK ]; then
-		echo "ok $n - $2"
-		pass=$((pass + 1))
-	else
-		echo "not ok $n - $2"
-		fail=$((fail + 1))
-	fi
-	[ -z "${3:-}" ] || [ ! -s "$3" ] || sed 's/^/# /' "$3"
-}
 
 # warnings LOG PREFIX: the warning lines of a log, without line and column
 # numbers and without the PREFIX of the source paths (the source tree as
@@ -111,14 +97,14 @@ distro_build() {
 detail=$BUILD/distro-detail
 distro_build "$PRISTINE" pristine
 cp "$LOGS/distro-pristine.warnings" "$detail"
-report OK "distro-build: the pristine tree's ${dirs[*]} build with Debian's config ($objs objects, $secs; its $(wc -l <"$detail") warning(s), the baseline, above)" "$detail"
+tap_report OK "distro-build: the pristine tree's ${dirs[*]} build with Debian's config ($objs objects, $secs; its $(wc -l <"$detail") warning(s), the baseline, above)" "$detail"
 
 distro_build "$LINUX" linux
 comm -13 "$LOGS/distro-pristine.warnings" "$LOGS/distro-linux.warnings" | sed 's/^/new: /' >"$detail"
 comm -23 "$LOGS/distro-pristine.warnings" "$LOGS/distro-linux.warnings" | sed 's/^/gone: /' >>"$detail"
 if grep -q '^new: ' "$detail"; then status=FAIL; else status=OK; fi
 what="distro-build: the patched tree builds them with no warning beyond the pristine tree's ($objs objects, $secs; difference: $(grep -c '^new: ' "$detail" || true) new, $(grep -c '^gone: ' "$detail" || true) gone)"
-report "$status" "$what" "$detail"
+tap_report "$status" "$what" "$detail"
 
 # sparse, on the fs-verity code only: force its recompilation with C=2.
 slog=$LOGS/distro-sparse.log
@@ -128,13 +114,13 @@ if command -v sparse >/dev/null; then
 	grep -E ': (warning|error): ' "$slog" >"$detail" || true
 	checked=$(grep -c '^  CHECK ' "$slog" || true)
 	if [ -s "$detail" ] || [ "$checked" -eq 0 ]; then status=FAIL; else status=OK; fi
-	report "$status" "distro-build: sparse C=2 over fs/verity/ ($checked files checked): $(wc -l <"$detail") warnings" "$detail"
+	tap_report "$status" "distro-build: sparse C=2 over fs/verity/ ($checked files checked): $(wc -l <"$detail") warnings" "$detail"
 else
-	n=$((n + 1))
-	echo "ok $n - distro-build: sparse C=2 over fs/verity/ # SKIP sparse is not installed (make deps installs it)"
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - distro-build: sparse C=2 over fs/verity/ # SKIP sparse is not installed (make deps installs it)"
 	skipped=1
 fi
-summary="$pass passed, $fail failed"
+summary="$tap_pass passed, $tap_fail failed"
 [ -z "${skipped:-}" ] || summary+=", 1 skipped"
 echo "$summary"
-[ "$fail" -eq 0 ]
+[ "$tap_fail" -eq 0 ]

@@ -31,3 +31,21 @@ esac
 
 # Number of parallel jobs for kernel builds.
 JOBS=${JOBS:-$(nproc)}
+
+# TAP output of the scripts that report tests themselves (bisect.sh,
+# distro-build.sh): tap_report OK|FAIL NAME [DETAIL-FILE] prints one line,
+# with DETAIL-FILE as "# " lines; tap_pass, tap_fail and tap_n count.
+tap_pass=0
+tap_fail=0
+tap_n=0
+tap_report() {
+	tap_n=$((tap_n + 1))
+	if [ "$1" = OK ]; then
+		echo "ok $tap_n - $2"
+		tap_pass=$((tap_pass + 1))
+	else
+		echo "not ok $tap_n - $2"
+		tap_fail=$((tap_fail + 1))
+	fi
+	[ -z "${3:-}" ] || [ ! -s "$3" ] || sed 's/^/# /' "$3"
+}
