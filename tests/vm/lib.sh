@@ -261,6 +261,29 @@ measure_of() {
 	echo "${_out%% *}"
 }
 
+# remember NAME: record the size and checksum of $D/NAME in $W/NAME.state;
+# unchanged NAME [verity]: $D/NAME still has them, and its verity flag is
+# as given ("-" by default: not a verity file).
+remember() {
+	echo "$(fsize "$D/$1") $(sum_of "$D/$1")" > "$W/$1.state"
+}
+unchanged() {
+	expect "size and checksum of $1 (unchanged)" "$(cat "$W/$1.state")" \
+		"$(fsize "$D/$1") $(sum_of "$D/$1")"
+	set -- "$1" "${2:--}" $(vioctl flags "$D/$1")
+	expect "FS_IOC_GETFLAGS verity flag of $1" "$2" "$3"
+}
+
+le64() {	# N: 16 hex digits, little endian
+	h=$(printf '%016x' "$1")
+	o=
+	while [ -n "$h" ]; do
+		o=$o${h#"${h%??}"}
+		h=${h%??}
+	done
+	echo "$o"
+}
+
 # The metadata layout of a file after `fsverity setup` (before enable, when
 # st_size is the full size): prints "DESC_OFFSET FULL_SIZE".
 desc_offset() {

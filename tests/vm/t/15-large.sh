@@ -34,18 +34,6 @@ now_cs() {	# centiseconds since boot
 	echo "${_u%.*}${_u#*.}" | sed 's/^0*//;s/^$/0/'
 }
 
-# remember NAME: size and checksum of $D/NAME; unchanged NAME: still so,
-# and not a verity file
-remember() {
-	echo "$(fsize "$D/$1") $(sum_of "$D/$1")" > "$W/$1.state"
-}
-unchanged() {
-	expect "size and checksum of $1 (unchanged)" "$(cat "$W/$1.state")" \
-		"$(fsize "$D/$1") $(sum_of "$D/$1")"
-	set -- "$1" $(vioctl flags "$D/$1")
-	expect "FS_IOC_GETFLAGS of $1" - "$2"
-}
-
 enable_ok() {	# FILE
 	r=$(vioctl enable "$1")
 	expect "FS_IOC_ENABLE_VERITY $1" OK "$r"
@@ -229,16 +217,6 @@ t_origsize() {
 	expect "FS_IOC_ENABLE_VERITY with orig_file_size $4" EBADMSG "$(vioctl enable "$D/$n")"
 	unchanged $n
 	expect "MEASURE afterwards" ENODATA "$(vioctl measure "$D/$n")"
-}
-
-le64() {	# N: 16 hex digits, little endian
-	h=$(printf '%016x' "$1")
-	o=
-	while [ -n "$h" ]; do
-		o=$o${h#"${h%??}"}
-		h=${h%??}
-	done
-	echo "$o"
 }
 
 # measured_sha256 FILE DESC: the measurement of a sha256 file without salt,

@@ -40,18 +40,6 @@ mk_verity() {
 	remember "$1"
 }
 
-remember() {
-	echo "$(fsize "$D/$1") $(sum_of "$D/$1")" > "$W/$1.state"
-}
-
-# unchanged NAME [verity]: size and contents as remembered, flag as expected
-unchanged() {
-	expect "size and checksum of $1 (unchanged)" "$(cat "$W/$1.state")" \
-		"$(fsize "$D/$1") $(sum_of "$D/$1")"
-	set -- "$1" "${2:--}" $(vioctl flags "$D/$1")
-	expect "FS_IOC_GETFLAGS verity flag of $1" "$2" "$3"
-}
-
 # enable_fails ERRNO NAME [vioctl-subcommand]
 enable_fails() {
 	r=$(vioctl "${3:-enable}" "$D/$2")
@@ -174,16 +162,6 @@ t_badmeta() {
 	remember $bad
 	enable_fails EBADMSG $bad
 	unchanged $bad
-}
-
-le64() {	# N: 16 hex digits, little endian
-	h=$(printf '%016x' "$1")
-	o=
-	while [ -n "$h" ]; do
-		o=$o${h#"${h%??}"}
-		h=${h%??}
-	done
-	echo "$o"
 }
 
 t_badsize() {

@@ -32,18 +32,6 @@ mk() {
 	cp "$W/$1.orig" "$D/$1" || fail "cannot write $D/$1"
 }
 
-remember() {
-	echo "$(fsize "$D/$1") $(sum_of "$D/$1")" > "$W/$1.state"
-}
-
-# unchanged NAME: size and contents as remembered, not a verity file
-unchanged() {
-	expect "size and checksum of $1 (unchanged)" "$(cat "$W/$1.state")" \
-		"$(fsize "$D/$1") $(sum_of "$D/$1")"
-	set -- "$1" $(vioctl flags "$D/$1")
-	expect "FS_IOC_GETFLAGS verity flag of $1" - "$2"
-}
-
 # meas_of NAME [OPTIONS...]: the measurement `fsverity setup` gives NAME's
 # data (set up on a scratch copy in tmpfs; $D/NAME stays plain)
 meas_of() {
