@@ -178,7 +178,7 @@ if [ "$built" = OK ]; then
 		if KOBJ=$obj BOOT_TAG=bisect-no-signatures VTEST_FILTER='*kernel without builtin signatures*' \
 			VTEST_CMDLINE=vtest.sigs=off VTEST_TIMEOUT=${VTEST_TIMEOUT:-900} \
 			"$ROOT/scripts/boot.sh" test >"$bootlog" 2>&1; then
-			closing=$(tr -d '\r' <"$bootlog" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+			closing=$(closing_line "$bootlog")
 			# A filter that matched nothing must not pass.
 			case $closing in 0\ passed*) ;; *) status=OK; touch "$bootlog.ok" ;; esac
 		fi

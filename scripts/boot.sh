@@ -186,17 +186,15 @@ total_pass=0
 total_fail=0
 total_skip=0
 for p in "${parts[@]}"; do
-	closing=$(tr -d '\r' <"$LOGS/results-$tag-$p.log" |
-		grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' | tail -n 1 || true)
+	closing=$(closing_line "$LOGS/results-$tag-$p.log")
 	[ -n "$closing" ] || { total_fail=$((total_fail + 1)); continue; }
-	read -r np nf nk < <(sed -E 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/' <<<"$closing")
+	read -r np nf nk < <(closing_counts "$closing")
 	total_pass=$((total_pass + np))
 	total_fail=$((total_fail + nf))
-	total_skip=$((total_skip + ${nk:-0}))
+	total_skip=$((total_skip + nk))
 done
 for p in "${parts[@]}"; do
-	tr -d '\r' <"$LOGS/results-$tag-$p.log" |
-		grep -Ev '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' || true
+	tr -d '\r' <"$LOGS/results-$tag-$p.log" | grep -Ev "$CLOSING_RE" || true
 done | awk '/^(not )?ok [0-9]+ / { n++; sub(/ok [0-9]+ /, "ok " n " ") } { print }' >"$merged"
 summary="$total_pass passed, $total_fail failed"
 [ "$total_skip" -eq 0 ] || summary+=", $total_skip skipped"

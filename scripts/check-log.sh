@@ -43,7 +43,7 @@ for what in panic oops BUG WARNING KASAN UBSAN lockdep 'hung task' 'RCU stall' k
 	fi
 done
 
-closing=$(tr -d '\r' <"$results" | grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' | tail -n 1 || true)
+closing=$(closing_line "$results")
 if [ "$mode" = demo ]; then
 	closing="demo finished"
 	tr -d '\r' <"$results" | grep -qx "$closing" ||

@@ -24,16 +24,16 @@ times=()
 # that ends without one counts as one failure.
 tally() {
 	local name=$1 log=$2 rc=$3 closing p f k
-	closing=$(tr -d '\r' <"$log" | grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' | tail -n 1 || true)
+	closing=$(closing_line "$log")
 	if [ -z "$closing" ]; then
 		total_fail=$((total_fail + 1))
 		failed_parts+=("$name (no closing line)")
 		return
 	fi
-	read -r p f k < <(sed -E 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/' <<<"$closing")
+	read -r p f k < <(closing_counts "$closing")
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
-	total_skip=$((total_skip + ${k:-0}))
+	total_skip=$((total_skip + k))
 	if [ "$rc" -ne 0 ]; then
 		[ "$f" -gt 0 ] || total_fail=$((total_fail + 1))
 		failed_parts+=("$name")

@@ -38,8 +38,7 @@ n=0
 for fs in ext4 f2fs; do
 	for phase in 1 2; do
 		results=$LOGS/results-crash$phase-$fs.log
-		closing=$(tr -d '\r' <"$results" 2>/dev/null |
-			grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1 || true)
+		closing=$(closing_line "$results")
 		# The test lines, renumbered.
 		while IFS= read -r line; do
 			case $line in

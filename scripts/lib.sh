@@ -32,6 +32,18 @@ esac
 # Number of parallel jobs for kernel builds.
 JOBS=${JOBS:-$(nproc)}
 
+# The closing line of a test run: "N passed, M failed[, K skipped]".
+CLOSING_RE='^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$'
+# closing_line FILE: the last closing line of FILE (CRs removed), or nothing
+closing_line() {
+	tr -d '\r' <"$1" 2>/dev/null | grep -E "$CLOSING_RE" | tail -n 1 || true
+}
+# closing_counts LINE: "PASSED FAILED SKIPPED" of a closing line
+closing_counts() {
+	sed -E 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/' <<<"$1" |
+		awk '{ print $1, $2, ($3 == "" ? 0 : $3) }'
+}
+
 # TAP output of the scripts that report tests themselves (bisect.sh,
 # distro-build.sh): tap_report OK|FAIL NAME [DETAIL-FILE] prints one line,
 # with DETAIL-FILE as "# " lines; tap_pass, tap_fail and tap_n count.

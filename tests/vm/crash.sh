@@ -175,17 +175,7 @@ t_setup_only() {
 
 t_fsck() {
 	fs_umount "$VT_MNT" || fail "umount failed"
-	case $FS in
-	ext4)	e2fsck -fn "$VT_DEV" > "$W/fsck.log" 2>&1
-		rc=$?
-		[ $rc -eq 0 ] || { cat "$W/fsck.log"; fail "e2fsck -fn $VT_DEV: status $rc"; } ;;
-	f2fs)	fsck.f2fs -f --dry-run "$VT_DEV" > "$W/fsck.log" 2>&1
-		rc=$?
-		if [ $rc -ne 0 ] || grep -q -F '[Fail]' "$W/fsck.log"; then
-			cat "$W/fsck.log"
-			fail "fsck.f2fs -f --dry-run $VT_DEV: status $rc"
-		fi ;;
-	esac
+	fs_check "$VT_DEV" || fail "the filesystem check found problems after the kill"
 	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount after fsck failed"
 	for n in $SYNCED $UNSYNCED $RACE; do check_verity "$n"; done
 	fs_umount "$VT_MNT"

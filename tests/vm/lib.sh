@@ -194,6 +194,26 @@ fs_mount() {	# DEV MOUNTPOINT [OPTIONS]
 		{ echo "mount -t $FS ${3:+-o $3} $1 $2 failed"; return 1; }
 }
 
+# fs_check DEV: the filesystem's own read-only check of the unmounted DEV
+# (e2fsck -fn, fsck.f2fs -f --dry-run); on a problem, prints its output and
+# the command, and returns 1
+fs_check() {
+	case $FS in
+	ext4)	need_cmd e2fsck
+		set -- e2fsck -fn "$1" ;;
+	f2fs)	need_cmd fsck.f2fs
+		set -- fsck.f2fs -f --dry-run "$1" ;;
+	*)	echo "unknown FS '$FS'"; return 1 ;;
+	esac
+	"$@" > "$VT_STATE/fsck.log" 2>&1
+	_rc=$?
+	if [ $_rc -ne 0 ] || grep -q -F '[Fail]' "$VT_STATE/fsck.log"; then
+		cat "$VT_STATE/fsck.log"
+		echo "$*: status $_rc"
+		return 1
+	fi
+}
+
 # fs_fresh [FEATURES]: new scratch filesystem on $VT_DEV mounted at $VT_MNT
 fs_fresh() {
 	fs_umount "$VT_MNT" || return 1

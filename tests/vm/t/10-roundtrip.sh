@@ -168,19 +168,7 @@ t_fsck() {
 	rt_prepare
 	need_enabled
 	fs_umount "$VT_MNT" || fail "umount failed"
-	case $FS in
-	ext4)	need_cmd e2fsck
-		e2fsck -fn "$VT_DEV" > "$VT_STATE/fsck.log" 2>&1
-		rc=$?
-		[ $rc -eq 0 ] || { cat "$VT_STATE/fsck.log"; fail "e2fsck -fn $VT_DEV: status $rc"; } ;;
-	f2fs)	need_cmd fsck.f2fs
-		fsck.f2fs -f --dry-run "$VT_DEV" > "$VT_STATE/fsck.log" 2>&1
-		rc=$?
-		if [ $rc -ne 0 ] || grep -q -F '[Fail]' "$VT_STATE/fsck.log"; then
-			cat "$VT_STATE/fsck.log"
-			fail "fsck.f2fs -f --dry-run $VT_DEV: status $rc"
-		fi ;;
-	esac
+	fs_check "$VT_DEV" || fail "the filesystem check found problems"
 	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount after fsck failed"
 	vt_counter_add mountgen > /dev/null
 	expect "checksum after fsck" "$(cat "$RT/$id/sum")" "$(sum_of "$D/$id")"

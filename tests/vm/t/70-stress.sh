@@ -204,20 +204,10 @@ t_after() {
 	left=$(ls "$D/race" | wc -l)
 	[ "$left" -eq 0 ] || fail "$left round files left in $D/race: $(ls "$D/race" | head -n 5)"
 	fs_umount "$VT_MNT" || fail "umount failed"
-	case $FS in
-	ext4)	need_cmd e2fsck
-		e2fsck -fn "$VT_DEV" > "$W/fsck.log" 2>&1
-		rc=$?
-		[ $rc -eq 0 ] || { fs_mount "$VT_DEV" "$VT_MNT"; cat "$W/fsck.log"; fail "e2fsck -fn $VT_DEV: status $rc"; } ;;
-	f2fs)	need_cmd fsck.f2fs
-		fsck.f2fs -f --dry-run "$VT_DEV" > "$W/fsck.log" 2>&1
-		rc=$?
-		if [ $rc -ne 0 ] || grep -q -F '[Fail]' "$W/fsck.log"; then
-			fs_mount "$VT_DEV" "$VT_MNT"
-			cat "$W/fsck.log"
-			fail "fsck.f2fs -f --dry-run $VT_DEV: status $rc"
-		fi ;;
-	esac
+	if ! fs_check "$VT_DEV"; then
+		fs_mount "$VT_DEV" "$VT_MNT"
+		fail "the filesystem check found problems"
+	fi
 	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount after fsck failed"
 	vt_counter_add mountgen > /dev/null
 	while read -r n size seed opts; do
