@@ -39,10 +39,6 @@ cmdline="console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on vtest.mode=$mode"
 # The command line splits at spaces: a space in the filter matches any one
 # character instead.
 [ -n "${VTEST_FILTER:-}" ] && cmdline+=" vtest.filter=${VTEST_FILTER// /?}"
-# Under KASAN and TCG, ACPI's AML interpreter runs so slowly that its
-# loops time out and PCI interrupt routing fails: boot the debug kernel
-# without ACPI (the PC's MP and PIRQ tables suffice).
-[ "$FLAVOR" = debug ] && cmdline+=" acpi=off"
 # Extra kernel command line words, e.g. VTEST_CMDLINE=vfuzz.seed=N
 [ -n "${VTEST_CMDLINE:-}" ] && cmdline+=" $VTEST_CMDLINE"
 [ -n "${VTEST_INJECT:-}" ] && cmdline+=" vtest.inject=$VTEST_INJECT"

@@ -17,12 +17,32 @@ set -euo pipefail
 [ -x "$PRISTINE/scripts/checkpatch.pl" ] || die "no $PRISTINE/scripts/checkpatch.pl: run 'make tree'"
 mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$ROOT/patches/series")
 allowed='does MAINTAINERS need updating\?'
+
+# checkpatch's verdict depends only on the patch and on checkpatch itself
+# (the script and its word lists): it is kept in build/checkpatch-cache
+# under a hash of those, so the edit-and-test loop re-checks only the patch
+# that changed.  The others are checked $JOBS at a time.
+cache=$BUILD/checkpatch-cache
+mkdir -p "$cache"
+tool=$(cat "$PRISTINE"/scripts/checkpatch.pl "$PRISTINE"/scripts/spelling.txt \
+	"$PRISTINE"/scripts/const_structs.checkpatch 2>/dev/null | sha256sum | cut -c1-32)
+declare -A result
+for p in "${patches[@]}"; do
+	[ -f "$ROOT/patches/$p" ] || die "patches/series lists $p, which is not in patches/"
+	result[$p]=$cache/$(cat <(echo "$tool") "$ROOT/patches/$p" | sha256sum | cut -c1-32)
+	[ -f "${result[$p]}" ] && continue
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
+	( cd "$PRISTINE" && ./scripts/checkpatch.pl --strict --terse -q "$ROOT/patches/$p" \
+		>"${result[$p]}.tmp" 2>&1 || true; mv "${result[$p]}.tmp" "${result[$p]}" ) &
+done
+wait
+
 pass=0
 fail=0
 n=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
-	out=$(cd "$PRISTINE" && ./scripts/checkpatch.pl --strict --terse -q "$ROOT/patches/$p" 2>&1 || true)
+	out=$(cat "${result[$p]}")
 	bad=$(grep -E ': (ERROR|WARNING):' <<<"$out" | grep -Ev "$allowed" || true)
 	checks=$(grep -c ': CHECK:' <<<"$out" || true)
 	if [ -z "$bad" ]; then
