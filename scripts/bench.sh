@@ -81,7 +81,7 @@ wait $mon 2>/dev/null || true
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
 seq_mib=$(sed -n 's/^B info .* seq_mib=\([0-9]*\).*/\1/p' "$OUT/raw.log" | head -n 1)
-accel=$(sed -n 's/.*booting .* kernel (\([a-z]*\)), mode bench.*/\1/p' "$OUT/boot.log" | head -n 1)
+accel=$(sed -n 's/.*booting .* kernel (\([a-z]*\), .*), mode bench.*/\1/p' "$OUT/boot.log" | head -n 1)
 export OUT accel load_start load_end start host_start host_end vm_start vm_end boot_status \
 	VTEST_MEM VTEST_DISK_SIZE
 python3 - <<'PY'

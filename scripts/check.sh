@@ -3,12 +3,12 @@
 # the review checks of the series (checkpatch, kernel-doc, the Debian-config
 # build against the pristine tree's), the harness self-test, then the suite
 # in two VMs (the fuzzer with 1500 cases per filesystem, 5000 in CI); with
-# CHECK_ALL=1 (CI sets it) also the longer parts: the
-# low-memory boot (make lowmem, 1.5 min), the crash-consistency boots (make
-# crash, 1 min) and make bisect, which builds every patch of the series and
-# the config variants (26 minutes from scratch, seconds when nothing
-# changed).  Each part prints TAP lines
-# and its own closing line; the last line totals them:
+# CHECK_ALL=1 (CI sets it) also the longer parts: the concurrency group on
+# a two-CPU guest (1 min), the low-memory boot (make lowmem, 1.5 min), the
+# crash-consistency boots (make crash, 1 min) and make bisect, which builds
+# every patch of the series and the config variants (26 minutes from
+# scratch, seconds when nothing changed).  Each part prints TAP lines and
+# its own closing line; the last line totals them:
 # "N passed, M failed[, K skipped]".
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -89,6 +89,11 @@ if [ "${CHECK_ALL:-0}" = 1 ]; then fuzz=${VFUZZ_CASES:-5000}; else fuzz=${VFUZZ_
 run_part vm-suite env VTEST_CMDLINE="vfuzz.cases=$fuzz${VTEST_CMDLINE:+ $VTEST_CMDLINE}" \
 	"$ROOT/scripts/boot.sh" test
 if [ "${CHECK_ALL:-0}" = 1 ]; then
+	# The split suite gives each guest one CPU; the concurrency group
+	# runs again on two, where readers, ENABLE and drop_caches really run
+	# at the same time.
+	run_part smp-stress env VTEST_SPLIT=0 VTEST_SMP=2 BOOT_TAG=smp-stress \
+		VTEST_CMDLINE="vtest.groups=70${VTEST_CMDLINE:+ $VTEST_CMDLINE}" "$ROOT/scripts/boot.sh" test
 	run_part low-memory "$ROOT/scripts/lowmem.sh"
 	run_part crash "$ROOT/scripts/crash.sh"
 	run_part bisect "$ROOT/scripts/bisect.sh"

@@ -22,9 +22,16 @@ kmake() {
 	make -C "$LINUX" O="$OBJ" ARCH=x86_64 "$@"
 }
 
+# tinyconfig is made in a folder of its own: its last step merges the
+# tiny fragments into ./.config, whatever KCONFIG_CONFIG says, so made in
+# $OBJ it would start from the previous build's configuration and keep
+# every option an earlier fragment turned on.
+tiny=$OBJ-tinyconfig
+mkdir -p "$tiny"
+rm -f "$tiny/.config"
+make -C "$LINUX" O="$tiny" ARCH=x86_64 -s tinyconfig >/dev/null 2>&1 || die "make tinyconfig failed in $tiny"
 new=.config.new
-kmake -s KCONFIG_CONFIG=$new tinyconfig >/dev/null 2>&1
-cat "${fragments[@]}" >>"$OBJ/$new"
+cat "$tiny/.config" "${fragments[@]}" >"$OBJ/$new"
 tag=${BUILD_TAG:-$FLAVOR}
 target=${KERNEL_TARGET:-bzImage}
 kmake -s KCONFIG_CONFIG=$new olddefconfig >/dev/null 2>"$LOGS/kconfig-$tag.log" || {

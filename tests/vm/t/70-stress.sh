@@ -157,6 +157,7 @@ positive() {
 }
 
 t_read() {
+	note "guest CPUs: $(grep -c ^processor /proc/cpuinfo)"
 	st_result seq random mmap drop_caches
 	seq=$line
 	positive "$seq" passes reads
