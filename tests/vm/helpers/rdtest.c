@@ -11,7 +11,7 @@
  *       pages=N ok=A sigbus=B mismatch=C bad=LIST past=X exposed=E
  *   rdtest timed FILE OFF LEN  read(2) LEN bytes (to EOF if LEN is 0) from OFF
  *                              in 1 MiB chunks and time it:
- *       bytes=N usec=T end=done|EOF|ERRNAME
+ *       bytes=N usec=T (open + reads) open_usec=T end=done|EOF|ERRNAME
  *   rdtest sample FILE REF N [BLOCK...]
  *                              pread(2) N 4 KiB blocks spread evenly over
  *                              REF's size (block i * NBLOCKS / N, i < N),
@@ -324,7 +324,7 @@ static int do_range(const char *path, unsigned long long off,
 static int do_timed(const char *path, unsigned long long off,
 		    unsigned long long len)
 {
-	struct timespec t0, t1;
+	struct timespec t0, t1, topen;
 	unsigned long long got = 0;
 	const char *end = "done";
 	size_t bufsz = 1 << 20;
@@ -335,6 +335,7 @@ static int do_timed(const char *path, unsigned long long off,
 		die("out of memory");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	fd = open_file(path, O_RDONLY);
+	clock_gettime(CLOCK_MONOTONIC, &topen);
 	while (!len || got < len) {
 		size_t want = len && len - got < bufsz ? len - got : bufsz;
 		ssize_t n = pread(fd, buf, want, off + got);
@@ -350,9 +351,11 @@ static int do_timed(const char *path, unsigned long long off,
 		got += n;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("bytes=%llu usec=%lld end=%s\n", got,
+	printf("bytes=%llu usec=%lld open_usec=%lld end=%s\n", got,
 	       (long long)(t1.tv_sec - t0.tv_sec) * 1000000 +
-	       (t1.tv_nsec - t0.tv_nsec) / 1000, end);
+	       (t1.tv_nsec - t0.tv_nsec) / 1000,
+	       (long long)(topen.tv_sec - t0.tv_sec) * 1000000 +
+	       (topen.tv_nsec - t0.tv_nsec) / 1000, end);
 	return 0;
 }
 
