@@ -62,7 +62,7 @@ crash: kernel initramfs
 selftest: kernel initramfs
 	@$(S)/selftest.sh
 
-# CHECK_ALL=1 adds lowmem, crash and bisect (CI does).
+# CHECK_ALL=1 adds distro-build, smp-stress, lowmem, crash and bisect (CI does).
 check: kernel initramfs
 	@$(S)/check.sh
 
