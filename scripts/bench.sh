@@ -5,7 +5,7 @@
 #  1. waits until no other QEMU runs (the machine's cores are shared: an
 #     overlapping VM would skew the numbers), notes the load average;
 #  2. the host side: tests/host/bench-setup.sh ('fsverity setup' single- and
-#     multi-threaded against sha256sum);
+#     multi-threaded against sha256sum), and the dm-verity image;
 #  3. boots the kernel in vtest.mode=bench (tests/vm/bench.sh), through
 #     boot.sh, which judges the run (kernel log clean, every section ok);
 #  4. takes the medians and the ratios of the guest's records and writes
@@ -15,8 +15,9 @@
 # guest's result stream), host-setup.txt, boot.log, the gnuplot inputs.
 # Environment: as boot.sh (VTEST_MEM, VTEST_DISK_SIZE, VTEST_TIMEOUT,
 # VTEST_ACCEL; VTEST_FILTER picks the guest's sections: hash seq rand ttfb
-# enable), BENCH_HOST=0 skips the host side, BENCH_WAIT (seconds to wait for
-# another QEMU to finish, default 1800).
+# enable), BENCH_HOST=0 skips the host side, BENCH_DMVERITY=0 the dm-verity
+# image, BENCH_WAIT (seconds to wait for another QEMU to finish, default
+# 1800).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -66,6 +67,39 @@ else
 	echo "skipped (BENCH_HOST=0)" >"$OUT/host-setup.txt"
 fi
 host_end=$(date +%s)
+
+# dm-verity, for the comparison: an ext4 image holding plain-N files of the
+# guest's sizes, its SHA-256 hash tree made by veritysetup on separate
+# image (no superblock: the tree starts at block 0), both attached
+# read-only as vdc and vdd; the guest kernel creates /dev/dm-0 at boot from
+# dm-mod.create= (CONFIG_DM_INIT), so the guest needs no device-mapper tool.
+# BENCH_DMVERITY=0 leaves it out.
+dmv_dir=$OUT/dm-verity
+rm -rf "$dmv_dir"
+if [ "${BENCH_DMVERITY:-1}" != 0 ]; then
+	command -v veritysetup >/dev/null || die "veritysetup is missing: run 'make deps' (cryptsetup-bin)"
+	gen=$BUILD/vm-helpers/gen
+	[ -x "$gen" ] || die "no $gen: run 'make initramfs'"
+	mkdir -p "$dmv_dir/files"
+	for n in 16 64 256; do	# tests/vm/bench.sh: SIZES and SEQ_MIB
+		"$gen" $((n * 1048576)) $((500 + n)) >"$dmv_dir/files/plain-$n"
+	done
+	truncate -s 400M "$dmv_dir/data.img"
+	mkfs.ext4 -q -F -b 4096 -O ^has_journal -d "$dmv_dir/files" "$dmv_dir/data.img" ||
+		die "mkfs.ext4 -d of the dm-verity image failed"
+	rm -rf "$dmv_dir/files"
+	veritysetup format --no-superblock --hash=sha256 --data-block-size=4096 \
+		--hash-block-size=4096 "$dmv_dir/data.img" "$dmv_dir/hash.img" >"$dmv_dir/format.txt" ||
+		die "veritysetup format failed: see ${dmv_dir#"$ROOT"/}/format.txt"
+	root_hash=$(sed -n 's/^Root hash:[[:space:]]*//p' "$dmv_dir/format.txt")
+	salt=$(sed -n 's/^Salt:[[:space:]]*//p' "$dmv_dir/format.txt")
+	[ -n "$root_hash" ] && [ -n "$salt" ] || die "no root hash or salt in ${dmv_dir#"$ROOT"/}/format.txt"
+	blocks=$(($(stat -c %s "$dmv_dir/data.img") / 4096))
+	table="0 $((blocks * 8)) verity 1 /dev/vdc /dev/vdd 4096 4096 $blocks 0 sha256 $root_hash $salt"
+	info "bench: dm-verity image of $blocks blocks, root hash ${root_hash:0:16}..."
+	export VTEST_EXTRA_DISKS="$dmv_dir/data.img $dmv_dir/hash.img"
+	export VTEST_CMDLINE="${VTEST_CMDLINE:+$VTEST_CMDLINE }dm-mod.create=\"dmv,,,ro,$table\""
+fi
 
 # The bench boot: 3 GiB scratch disks (the files take about 1.5 GiB per
 # filesystem), a limit well under the 20 minutes with margin for slow hosts.
@@ -192,16 +226,21 @@ if sel("seq"):
         plain = mbps("plain")
         P("| %s | plain | %s | 1.00 | | | | |" % (fs, f(plain)))
         seqdat.append(("%s plain" % fs, 1.0, 1.0, 1.0))
-        for a in algs:
-            v = mbps(a)
+        rows = [(a, a, "verity " + a, "%s %s" % (fs, a)) for a in algs]
+        if sel("seq", fs=fs, cfg="dmverity"):
+            rows.append(("dmverity", "sha256", "dm-verity sha256 (block device)", "%s dm-verity" % fs))
+        if sel("seq", fs=fs, cfg="ima"):
+            rows.append(("ima", "sha256", "IMA: sha256 of the file at open, then the read", "%s IMA hash at open" % fs))
+        for cfg, a, label, short in rows:
+            v = mbps(cfg)
             h = hash_mbps.get(a, {}).get("stream")
             h2 = hash_mbps.get(a, {}).get("allcpus")
             lim = min(plain, h) if plain and h else None
             lim2 = min(plain, h2) if plain and h2 else None
-            P("| %s | verity %s | %s | %s | %s | %s | %s | %s |" % (fs, a, f(v), ratio(v, plain), f(h), f(lim), ratio(v, lim), ratio(v, lim2)))
+            P("| %s | %s | %s | %s | %s | %s | %s | %s |" % (fs, label, f(v), ratio(v, plain), f(h), f(lim), ratio(v, lim), ratio(v, lim2)))
             if plain and v:
-                seqdat.append(("%s %s" % (fs, a), v / plain, (lim or 0) / plain, (lim2 or 0) / plain))
-            if a == "sha256" and v and lim:
+                seqdat.append((short, v / plain, (lim or 0) / plain, (lim2 or 0) / plain))
+            if cfg == "sha256" and v and lim:
                 goal_seq.append("%s %.2f" % (fs, v / lim))
     P("")
     if goal_seq:
@@ -218,16 +257,17 @@ if sel("rand"):
       "warm: right after, another random block of each region (data not cached, the verified tree "
       "blocks are); hot: the cold pass's blocks again (all in the page cache).")
     P("")
-    P("| fs | state | plain µs/read | verity µs/read | verity / plain |")
-    P("|---|---|---:|---:|---:|")
+    P("| fs | state | plain µs/read | fs-verity µs/read | fs-verity / plain | dm-verity µs/read | dm-verity / plain |")
+    P("|---|---|---:|---:|---:|---:|---:|")
     savings = []
     for fs in fss:
         per = {}
         for st in ("cold", "warm", "hot"):
             p = med([int(r["usec"]) / int(r["reads"]) for r in sel("rand", fs=fs, cfg="plain", state=st)])
             v = med([int(r["usec"]) / int(r["reads"]) for r in sel("rand", fs=fs, cfg="sha256", state=st)])
+            d = med([int(r["usec"]) / int(r["reads"]) for r in sel("rand", fs=fs, cfg="dmverity", state=st)])
             per[st] = (p, v)
-            P("| %s | %s | %s | %s | %s |" % (fs, st, f(p), f(v), ratio(v, p)))
+            P("| %s | %s | %s | %s | %s | %s | %s |" % (fs, st, f(p), f(v), ratio(v, p), f(d), ratio(d, p)))
         (pc, vc), (pw, vw) = per["cold"], per["warm"]
         if None not in (pc, vc, pw, vw):
             savings.append("%s: verity's extra cost per read %.0f µs cold, %.0f µs warm (%s of the cold cost saved)"
@@ -246,19 +286,38 @@ if sel("ttfb"):
       "at open costs, IMA's way) after drop_caches, %s samples."
       % (runs * int(info.get("ttfb_samples", "1")), info.get("ttfb_samples", "1"), runs))
     P("")
-    P("| fs | size MiB | plain ms | verity ms | verity / plain | sha256sum whole file ms | sha256sum / plain first read |")
-    P("|---|---:|---:|---:|---:|---:|---:|")
+    P("Beside fs-verity: dm-verity (the same read on the ext4 filesystem of a dm-verity device, its "
+      "hash-block cache emptied too), IMA hashing the whole file at open (a plain file whose owner an "
+      "`ima-ng` rule matches; one sample per repetition), IMA with `digest_type=verity` on the fs-verity "
+      "file (IMA records the fs-verity measurement instead of reading the data).")
+    P("")
+    P("| fs | size MiB | plain ms | fs-verity ms | × plain | dm-verity ms | × plain | IMA + fs-verity ms | × plain | IMA hash at open ms | × plain | sha256sum whole file ms | × plain |")
+    P("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     goal = []
     for fs in fss:
         for n in sizes:
-            p = med([int(r["usec"]) / 1000 for r in sel("ttfb", fs=fs, cfg="plain", mib=n)])
-            v = med([int(r["usec"]) / 1000 for r in sel("ttfb", fs=fs, cfg="verity", mib=n)])
+            def t(cfg, sec="ttfb"):
+                return med([int(r["usec"]) / 1000 for r in sel(sec, fs=fs, cfg=cfg, mib=n)])
+            p, v, d, iv, ih = t("plain"), t("verity"), t("dmverity"), t("ima-verity"), t("ima")
             h = med([int(r["usec"]) / 1000 for r in sel("fullhash", fs=fs, mib=n)])
-            P("| %s | %d | %s | %s | %s | %s | %s |" % (fs, n, f(p, "%.2f"), f(v, "%.2f"), ratio(v, p), f(h, "%.0f"), ratio(h, p, "%.0f")))
-            ttfbdat[fs][n] = (p, v, h)
+            P("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+              % (fs, n, f(p, "%.2f"), f(v, "%.2f"), ratio(v, p), f(d, "%.2f"), ratio(d, p),
+                 f(iv, "%.2f"), ratio(iv, p), f(ih, "%.0f"), ratio(ih, p, "%.0f"), f(h, "%.0f"), ratio(h, p, "%.0f")))
+            ttfbdat[fs][n] = (p, v, h, d, ih, iv)
             if p and v:
                 goal.append(v / p)
     P("")
+    opens = []
+    for fs in fss:
+        for n in sizes:
+            po = med([int(r["open_usec"]) / 1000 for r in sel("ttfb", fs=fs, cfg="plain", mib=n) if "open_usec" in r])
+            vo = med([int(r["open_usec"]) / 1000 for r in sel("ttfb", fs=fs, cfg="verity", mib=n) if "open_usec" in r])
+            if po is not None and vo is not None:
+                opens.append("%s %d MiB %.2f / %.2f ms" % (fs, n, po, vo))
+    if opens:
+        P("Of those, open(2) alone (plain / fs-verity, which reads the descriptor at the first open): "
+          + "; ".join(opens) + ".")
+        P("")
     if goal:
         P("Goal of issue 9, fs-verity's first read within 2× of the plain first read at every size: "
           "worst %.2f× → %s." % (max(goal), "met" if max(goal) <= 2 else "NOT met"))
@@ -317,10 +376,21 @@ P("")
 # ---------------------------------------------------------------- notes
 P("## Not measured / caveats")
 P("")
-P("- dm-verity is not part of this run: the test kernel has no device-mapper (`CONFIG_MD` is off in "
-  "configs/test.config) and the initramfs has no veritysetup.")
-P("- IMA's open-time hash is represented by userspace `sha256sum` of the whole file (busybox), not "
-  "by IMA itself (not in the test kernel's configuration).")
+dmb = [int(r["bufio"]) for r in recs if r["sec"] in ("seq", "ttfb") and r.get("cfg") == "dmverity" and "bufio" in r]
+if dmb:
+    P("- dm-verity verifies every block of the device, the filesystem's metadata included; its image "
+      "is an ext4 filesystem without journal, mounted read-only, on a third and fourth disk (data, "
+      "hash tree), made on the host by `veritysetup format` (scripts/bench.sh).  dm-bufio still held "
+      "%d to %d bytes (its reserved buffers) before each cold read, after drop_caches and "
+      "`retain_bytes=0`." % (min(dmb), max(dmb)))
+elif fss:
+    P("- dm-verity: not measured in this run (BENCH_DMVERITY=0, or the device was missing: see raw.log).")
+if sel("ttfb", cfg="ima") or sel("seq", cfg="ima"):
+    P("- IMA here measures (policy `measure func=FILE_CHECK`), it does not appraise; IMA reads the "
+      "file through the page cache, so the read after its hash comes from memory.  fs-verity files "
+      "under the `digest_type=verity` rule cost IMA one call to fsverity_get_digest().")
+else:
+    P("- IMA: not measured in this run (see raw.log).")
 P("- Absolute figures are those of an emulated CPU (TCG); on real hardware the hash-bound cases "
   "shift, the ratios here say how the configurations compare under the same conditions.")
 P("- The scratch disks are raw image files in the host's page cache (cache=unsafe): \"disk\" reads "
@@ -336,12 +406,12 @@ with open(os.path.join(OUT, "seq-read.dat"), "w") as o:
     for name, v, l1, l2 in seqdat:
         o.write('"%s" %.4f %.4f %.4f\n' % (name, v, l1, l2))
 with open(os.path.join(OUT, "ttfb.dat"), "w") as o:
-    o.write("# fs size_mib verity/plain sha256sum/plain\n")
+    o.write("# fs size_mib verity/plain sha256sum/plain dm-verity/plain ima-hash/plain ima-verity/plain\n")
     for fs in fss:
         for n in sizes:
-            p, v, h = ttfbdat[fs].get(n, (None, None, None))
+            p, *rest = ttfbdat[fs].get(n, (None,) * 6)
             if p:
-                o.write("%s %d %s %s\n" % (fs, n, "%.4f" % (v / p) if v else "NaN", "%.4f" % (h / p) if h else "NaN"))
+                o.write("%s %d %s\n" % (fs, n, " ".join("%.4f" % (x / p) if x else "NaN" for x in rest)))
 PY
 
 cat >"$OUT/seq-read.gp" <<EOF
@@ -362,7 +432,7 @@ plot "$OUT/seq-read.dat" using 2:xtic(1) title "measured read" lc rgb "#1f77b4",
      "" using 4 title "min(plain, kernel hash on all CPUs)" lc rgb "#c7c7c7"
 EOF
 cat >"$OUT/ttfb.gp" <<EOF
-set terminal pngcairo noenhanced size 900,620 font "DejaVu Sans,10"
+set terminal pngcairo noenhanced size 1000,700 font "DejaVu Sans,10"
 set output "$OUT/ttfb.png"
 set title "Time to first byte vs file size, relative to the plain file's first 4 KiB read (medians)"
 set logscale xy 2
@@ -371,12 +441,17 @@ set ylabel "time / plain open + first 4 KiB read"
 set xtics ($(awk '!/^#/ { print $2 }' "$OUT/ttfb.dat" | sort -nu | awk '{printf "%s\"%s\" %s", (NR > 1 ? ", " : ""), $1, $1}'))
 set xrange [*:*]
 set grid
-set key below maxrows 3
+set key below maxrows 4
 set yrange [0.5:*]
 plot "< grep ^ext4 $OUT/ttfb.dat" using 2:3 with linespoints lw 2 pt 7 title "ext4: fs-verity open + first 4 KiB", \
      "< grep ^f2fs $OUT/ttfb.dat" using 2:3 with linespoints lw 2 pt 5 title "f2fs: fs-verity open + first 4 KiB", \
      "< grep ^ext4 $OUT/ttfb.dat" using 2:4 with linespoints lw 2 pt 6 dt 2 title "ext4: sha256sum of the whole file", \
      "< grep ^f2fs $OUT/ttfb.dat" using 2:4 with linespoints lw 2 pt 4 dt 2 title "f2fs: sha256sum of the whole file", \
+     "< grep ^ext4 $OUT/ttfb.dat" using 2:5 with linespoints lw 2 pt 9 title "ext4: dm-verity", \
+     "< grep ^ext4 $OUT/ttfb.dat" using 2:6 with linespoints lw 2 pt 8 dt 4 title "ext4: IMA hash at open", \
+     "< grep ^f2fs $OUT/ttfb.dat" using 2:6 with linespoints lw 2 pt 10 dt 4 title "f2fs: IMA hash at open", \
+     "< grep ^ext4 $OUT/ttfb.dat" using 2:7 with linespoints lw 2 pt 11 dt 5 title "ext4: IMA digest_type=verity", \
+     "< grep ^f2fs $OUT/ttfb.dat" using 2:7 with linespoints lw 2 pt 12 dt 5 title "f2fs: IMA digest_type=verity", \
      2 with lines lw 2 dt 3 lc rgb "#d62728" title "goal: 2x the plain first read"
 EOF
 plots=()

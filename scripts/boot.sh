@@ -22,7 +22,9 @@
 # this folder, reusing the ones there: scripts/crash.sh boots twice on the
 # same disks), VTEST_KILL_ON (a result line: when the guest prints it, QEMU
 # is killed with SIGKILL, like a power cut, and the run goes on to be judged
-# as if the guest had ended).
+# as if the guest had ended), VTEST_EXTRA_DISKS (image files attached
+# read-only after the scratch disks, as vdc, vdd...: make bench's dm-verity
+# image).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -107,6 +109,10 @@ new_disks() {
 			truncate -s "${VTEST_DISK_SIZE:-2G}" "$img"
 		fi
 		disks+=(-drive "file=$img,format=raw,if=virtio,cache=unsafe")
+	done
+	for img in ${VTEST_EXTRA_DISKS:-}; do
+		[ -f "$img" ] || die "VTEST_EXTRA_DISKS: no image file $img"
+		disks+=(-drive "file=$img,format=raw,if=virtio,readonly=on")
 	done
 }
 diskroot=$BUILD/disks/run.$$

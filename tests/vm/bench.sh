@@ -26,6 +26,22 @@
 #           ones are deleted right after); without this section only the
 #           files the others need are enabled (and timed)
 #
+# The alternatives, measured in seq, rand and ttfb beside fs-verity:
+#   dm-verity  when the host built a dm-verity image (scripts/bench.sh:
+#           an ext4 image holding plain-N files, on the third disk, its
+#           SHA-256 hash tree on the fourth, the device made at boot by
+#           dm-mod.create= on the command line): /dev/dm-0 mounted
+#           read-only, the same reads on its files; dm-bufio's cache of
+#           hash blocks is emptied before every cold read (retain_bytes=0,
+#           then drop_caches runs its shrinker) and what it still holds is
+#           recorded (bufio=BYTES)
+#   IMA     two policy rules for files of two owners: 3000, IMA's own way
+#           (hash the whole file at open, template ima-ng), and 3001,
+#           digest_type=verity (the fs-verity measurement, no data read);
+#           a plain file is given to 3000 and a verity file to 3001 for
+#           the time of a measurement.  At the end the measurement list
+#           must show both kinds of record, or the section fails.
+#
 # ext4 on the first disk, f2fs on the second.  Each measurement is repeated
 # $RUNS times, the repetitions interleaved across configurations.
 #
@@ -53,6 +69,12 @@ FULLHASH_FS=${BENCH_FULLHASH_FS:-ext4 f2fs}
 NCPU=$(grep -c ^processor /proc/cpuinfo)
 ALGS="sha256 sha512 crc32c"
 MiB=1048576
+SECFS=/sys/kernel/security
+IMA_LIST=$SECFS/ima/ascii_runtime_measurements
+UID_IMA_HASH=3000
+UID_IMA_VERITY=3001
+DMV_MNT=/mnt/dmv
+BUFIO=/sys/module/dm_bufio/parameters
 T0=$(cut -d' ' -f1 /proc/uptime)
 
 passed=0
@@ -114,6 +136,38 @@ timed_read() {
 	echo "B $1 fs=$2 cfg=$3 mib=$4 rep=$5 $_r"
 }
 
+# timed_read_dm SECTION CFG MIB REP FILE LEN: timed_read on the dm-verity
+# filesystem, with dm-bufio's hash blocks dropped too
+timed_read_dm() {
+	bufio_drop
+	_r=$(rdtest timed "$5" 0 "$6") || { echo "# rdtest timed $5 failed"; return 1; }
+	check_end "$_r" || return 1
+	echo "B $1 fs=ext4 cfg=$2 mib=$3 rep=$4 $_r bufio=$bufio_left"
+}
+
+# timed_read_ima SECTION FS CFG MIB REP FILE LEN OWNER: timed_read with
+# FILE given to OWNER (an IMA rule matches it) for the time of the read
+timed_read_ima() {
+	chown "$8" "$6" || { echo "# chown $8 $6 failed"; return 1; }
+	timed_read "$1" "$2" "$3" "$4" "$5" "$6" "$7"
+	_rc=$?
+	chown 0 "$6" || { echo "# chown 0 $6 failed"; return 1; }
+	return $_rc
+}
+
+# bufio_drop: drop_caches, then wait (up to 2 s) until dm-bufio's shrinker
+# work has freed what it can; bufio_left is the bytes it still holds
+bufio_drop() {
+	drop_caches
+	_prev=-1
+	for _i in $(seq_n 20); do
+		bufio_left=$(cat "$BUFIO/current_allocated_bytes")
+		[ "$bufio_left" = "$_prev" ] && break
+		_prev=$bufio_left
+		sleep 0.1
+	done
+}
+
 # make_plain FS NAME MIB SEED
 make_plain() {
 	_f=$(mnt_of "$1")/$2
@@ -173,6 +227,55 @@ prepare() {
 	progress "$FS: files ready, $(df -m "$_m" | awk 'NR == 2 { print $3 }') MiB used"
 }
 
+# dmv_setup: mount the host's dm-verity image, if the host made one
+# (dm-mod.create= on the command line); dmv=1 when it is ready
+dmv=0
+dmv_setup() {
+	case " $(cat /proc/cmdline) " in
+	*" dm-mod.create="*) ;;
+	*) progress "dm-verity: no image from the host (no dm-mod.create= on the command line), not measured"; return 0 ;;
+	esac
+	[ -b /dev/dm-0 ] || { echo "# /dev/dm-0 is missing though dm-mod.create= was given (see the kernel log)"; return 1; }
+	mkdir -p "$DMV_MNT"
+	mount -t ext4 -o ro,noload /dev/dm-0 "$DMV_MNT" || { echo "# mounting /dev/dm-0 failed"; return 1; }
+	for _n in $SEQ_MIB $SIZES; do
+		[ -f "$DMV_MNT/plain-$_n" ] || { echo "# the dm-verity image has no plain-$_n"; return 1; }
+	done
+	[ -w "$BUFIO/retain_bytes" ] || { echo "# $BUFIO/retain_bytes is missing"; return 1; }
+	echo 0 > "$BUFIO/retain_bytes"
+	# read everything once: any block that fails verification fails here
+	cat "$DMV_MNT"/plain-* > /dev/null || { echo "# reading the dm-verity files failed"; return 1; }
+	dmv=1
+	progress "dm-verity: /dev/dm-0 ($(cat /sys/block/dm-0/size) sectors) mounted on $DMV_MNT"
+}
+
+# ima_setup: the two IMA rules; ima=1 when they are in
+ima=0
+ima_setup() {
+	[ -d "$SECFS/ima" ] || mount -t securityfs securityfs "$SECFS" 2>/dev/null
+	[ -w "$SECFS/ima/policy" ] || { echo "# no writable IMA policy ($SECFS/ima/policy: CONFIG_IMA, CONFIG_IMA_WRITE_POLICY)"; return 1; }
+	for _rule in \
+		"measure func=FILE_CHECK mask=MAY_READ fowner=$UID_IMA_HASH template=ima-ng" \
+		"measure func=FILE_CHECK mask=MAY_READ fowner=$UID_IMA_VERITY digest_type=verity template=ima-ngv2"; do
+		echo "$_rule" > "$SECFS/ima/policy" || { echo "# IMA refused the rule '$_rule'"; return 1; }
+	done
+	ima=1
+}
+
+# ima_check FS: the measurement list has IMA's records of this run: a
+# whole-file sha256 of a plain file (ttfb and seq) and a verity record of a
+# verity file (ttfb)
+ima_check() {
+	_m=$(mnt_of "$1")
+	_n=${SIZES%% *}
+	want ttfb || _n=$SEQ_MIB
+	grep -q " ima-ng sha256:[0-9a-f]* $_m/plain-$_n\$" "$IMA_LIST" ||
+		{ echo "# no ima-ng sha256 record of $_m/plain-$_n in $IMA_LIST"; return 1; }
+	want ttfb || return 0
+	grep -q " ima-ngv2 verity:sha256:[0-9a-f]* $_m/v-$_n-sha256\$" "$IMA_LIST" ||
+		{ echo "# no ima-ngv2 verity record of $_m/v-$_n-sha256 in $IMA_LIST"; return 1; }
+}
+
 bench_hash() {	# REP
 	for _a in $ALGS; do
 		_r=$(afalg-speed "$_a" "$HASH_MIB") || return 1
@@ -190,13 +293,25 @@ bench_seq() {	# FS REP
 	for _a in $ALGS; do
 		timed_read seq "$1" "$_a" "$SEQ_MIB" "$2" "$_m/v-$SEQ_MIB-$_a" 0 || return 1
 	done
+	if [ $ima = 1 ]; then
+		timed_read_ima seq "$1" ima "$SEQ_MIB" "$2" "$_m/plain-$SEQ_MIB" 0 $UID_IMA_HASH || return 1
+	fi
+	if [ $dmv = 1 ] && [ "$1" = ext4 ]; then
+		timed_read_dm seq dmverity "$SEQ_MIB" "$2" "$DMV_MNT/plain-$SEQ_MIB" 0 || return 1
+	fi
 }
 
 bench_rand() {	# FS REP
 	_m=$(mnt_of "$1")
-	for _c in plain sha256; do
-		[ $_c = plain ] && _f=$_m/plain-$SEQ_MIB || _f=$_m/v-$SEQ_MIB-sha256
-		drop_caches
+	_cfgs="plain sha256"
+	[ $dmv = 1 ] && [ "$1" = ext4 ] && _cfgs="$_cfgs dmverity"
+	for _c in $_cfgs; do
+		case $_c in
+		plain) _f=$_m/plain-$SEQ_MIB ;;
+		sha256) _f=$_m/v-$SEQ_MIB-sha256 ;;
+		dmverity) _f=$DMV_MNT/plain-$SEQ_MIB ;;
+		esac
+		if [ $_c = dmverity ]; then bufio_drop; else drop_caches; fi
 		for _s in cold:$2 warm:$((1000 + $2)) hot:$2; do
 			_r=$(benchio rand "$_f" "$RAND_N" "${_s#*:}" $RAND_GROUP) || return 1
 			check_end "$_r" || return 1
@@ -211,7 +326,18 @@ bench_ttfb() {	# FS REP
 		for _k in $(seq_n "$TTFB_N"); do
 			timed_read ttfb "$1" verity "$_n" "$2.$_k" "$_m/v-$_n-sha256" 4096 || return 1
 			timed_read ttfb "$1" plain "$_n" "$2.$_k" "$_m/plain-$_n" 4096 || return 1
+			if [ $dmv = 1 ] && [ "$1" = ext4 ]; then
+				timed_read_dm ttfb dmverity "$_n" "$2.$_k" "$DMV_MNT/plain-$_n" 4096 || return 1
+			fi
+			if [ $ima = 1 ]; then
+				timed_read_ima ttfb "$1" ima-verity "$_n" "$2.$_k" "$_m/v-$_n-sha256" 4096 $UID_IMA_VERITY || return 1
+			fi
 		done
+		# IMA's whole-file hash at open: one sample per repetition, as
+		# sha256sum below (each costs the whole file)
+		if [ $ima = 1 ]; then
+			timed_read_ima ttfb "$1" ima "$_n" "$2" "$_m/plain-$_n" 4096 $UID_IMA_HASH || return 1
+		fi
 		case " $FULLHASH_FS " in *" $1 "*) ;; *) continue ;; esac
 		drop_caches
 		_r=$(benchio time sha256sum "$_m/plain-$_n") || return 1
@@ -251,6 +377,17 @@ for fs in $BENCH_FS; do
 	fi
 done
 
+if [ -n "$fss" ] && { want seq || want ttfb; }; then
+	if ima_setup; then
+		progress "IMA: rules for owners $UID_IMA_HASH (whole-file hash) and $UID_IMA_VERITY (digest_type=verity)"
+	else
+		tap 1 "IMA policy rules for the comparison" "see above"
+	fi
+fi
+if [ -n "$fss" ] && { want seq || want rand || want ttfb; }; then
+	dmv_setup || tap 1 "dm-verity: the host's image on /dev/dm-0" "see above"
+fi
+
 hash_rc=0 ; for fs in $fss; do eval "seq_rc_$fs=0 rand_rc_$fs=0 ttfb_rc_$fs=0"; done
 for rep in $(seq_n "$RUNS"); do
 	progress "repetition $rep of $RUNS"
@@ -272,8 +409,13 @@ for fs in $fss; do
 	want seq && eval "tap \$seq_rc_$fs '$fs: sequential read of $SEQ_MIB MiB, plain and verity ($ALGS)'"
 	want rand && eval "tap \$rand_rc_$fs '$fs: random 4 KiB reads, plain and verity sha256'"
 	want ttfb && eval "tap \$ttfb_rc_$fs '$fs: time to first byte, $SIZES MiB'"
+	if [ $ima = 1 ]; then
+		ima_check "$fs"
+		tap $? "$fs: IMA recorded the whole-file hash and the verity digest"
+	fi
 	fs_umount "$(mnt_of "$fs")"
 done
+if [ $dmv = 1 ]; then umount "$DMV_MNT"; fi
 progress "done"
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]
