@@ -37,10 +37,10 @@
 #           recorded (bufio=BYTES)
 #   IMA     two policy rules for files of two owners: 3000, IMA's own way
 #           (hash the whole file at open, template ima-ng), and 3001,
-#           digest_type=verity (the fs-verity measurement, no data read);
-#           a plain file is given to 3000 and a verity file to 3001 for
-#           the time of a measurement.  At the end the measurement list
-#           must show both kinds of record, or the section fails.
+#           digest_type=verity (the fs-verity measurement, no data read),
+#           on files of their own (ip-N, iv-N-sha256) given to those
+#           owners when made.  At the end the measurement list must show
+#           both kinds of record, or the section fails.
 #
 # ext4 on the first disk, f2fs on the second.  Each measurement is repeated
 # $RUNS times, the repetitions interleaved across configurations.
@@ -145,25 +145,15 @@ timed_read_dm() {
 	echo "B $1 fs=ext4 cfg=$2 mib=$3 rep=$4 $_r bufio=$bufio_left"
 }
 
-# timed_read_ima SECTION FS CFG MIB REP FILE LEN OWNER: timed_read with
-# FILE given to OWNER (an IMA rule matches it) for the time of the read
-timed_read_ima() {
-	chown "$8" "$6" || { echo "# chown $8 $6 failed"; return 1; }
-	timed_read "$1" "$2" "$3" "$4" "$5" "$6" "$7"
-	_rc=$?
-	chown 0 "$6" || { echo "# chown 0 $6 failed"; return 1; }
-	return $_rc
-}
-
-# bufio_drop: drop_caches, then wait (up to 2 s) until dm-bufio's shrinker
-# work has freed what it can; bufio_left is the bytes it still holds
+# bufio_drop: drop_caches, then wait (up to 3 s, dropping again each
+# second) until dm-bufio's shrinker work has freed its hash blocks down to
+# 64 KiB; bufio_left is the bytes it still holds
 bufio_drop() {
 	drop_caches
-	_prev=-1
-	for _i in $(seq_n 20); do
+	for _i in $(seq_n 30); do
 		bufio_left=$(cat "$BUFIO/current_allocated_bytes")
-		[ "$bufio_left" = "$_prev" ] && break
-		_prev=$bufio_left
+		[ "$bufio_left" -le 65536 ] && break
+		[ $((_i % 10)) = 0 ] && echo 3 > /proc/sys/vm/drop_caches
 		sleep 0.1
 	done
 }
@@ -175,8 +165,8 @@ make_plain() {
 	gen $(($3 * MiB)) "$4" > "$_f" || { echo "# gen $_f failed"; return 1; }
 }
 
-# make_verity FS NAME MIB ALG SEED REP: gen, setup, then ENABLE and MEASURE
-# timed, each after sync + drop_caches
+# make_verity FS NAME MIB ALG SEED REP [quiet]: gen, setup, then ENABLE and
+# MEASURE timed, each after sync + drop_caches (no record with "quiet")
 make_verity() {
 	_f=$(mnt_of "$1")/$2
 	[ -f "$_f" ] && return 0
@@ -186,11 +176,29 @@ make_verity() {
 	drop_caches
 	_r=$(benchio enable "$_f")
 	check_end "$_r" || return 1
-	echo "B enable fs=$1 cfg=$4 mib=$3 rep=$6 $_r"
+	[ -n "${7:-}" ] || echo "B enable fs=$1 cfg=$4 mib=$3 rep=$6 $_r"
 	drop_caches
 	_r=$(benchio measure "$_f")
 	check_end "$_r" || return 1
-	echo "B measure fs=$1 cfg=$4 mib=$3 rep=$6 $_r"
+	[ -n "${7:-}" ] || echo "B measure fs=$1 cfg=$4 mib=$3 rep=$6 $_r"
+}
+
+# make_ima_files FS: the files IMA's rules match, by their owner: ip-N
+# (plain, whole-file hash at open) and iv-N-sha256 (verity, digest_type=
+# verity); separate files, so that no chown during the run leaves dirty
+# inode-table blocks in the cache of the files the other reads time
+make_ima_files() {
+	_m=$(mnt_of "$1")
+	_ns=
+	want ttfb && _ns=$SIZES
+	want seq && _ns="$_ns $SEQ_MIB"
+	for _n in $_ns; do
+		make_plain "$1" ip-$_n "$_n" $((30 + _n)) || return 1
+		chown $UID_IMA_HASH "$_m/ip-$_n" || return 1
+		want ttfb || continue
+		make_verity "$1" iv-$_n-sha256 "$_n" sha256 $((40 + _n)) 1 quiet || return 1
+		chown $UID_IMA_VERITY "$_m/iv-$_n-sha256" || return 1
+	done
 }
 
 # prepare FS: mkfs, mount and the files the selected sections need
@@ -223,6 +231,9 @@ prepare() {
 			done
 		fi
 	done
+	if want seq || want ttfb; then
+		make_ima_files "$FS" || return 1
+	fi
 	sync
 	progress "$FS: files ready, $(df -m "$_m" | awk 'NR == 2 { print $3 }') MiB used"
 }
@@ -269,11 +280,11 @@ ima_check() {
 	_m=$(mnt_of "$1")
 	_n=${SIZES%% *}
 	want ttfb || _n=$SEQ_MIB
-	grep -q " ima-ng sha256:[0-9a-f]* $_m/plain-$_n\$" "$IMA_LIST" ||
-		{ echo "# no ima-ng sha256 record of $_m/plain-$_n in $IMA_LIST"; return 1; }
+	grep -q " ima-ng sha256:[0-9a-f]* $_m/ip-$_n\$" "$IMA_LIST" ||
+		{ echo "# no ima-ng sha256 record of $_m/ip-$_n in $IMA_LIST"; return 1; }
 	want ttfb || return 0
-	grep -q " ima-ngv2 verity:sha256:[0-9a-f]* $_m/v-$_n-sha256\$" "$IMA_LIST" ||
-		{ echo "# no ima-ngv2 verity record of $_m/v-$_n-sha256 in $IMA_LIST"; return 1; }
+	grep -q " ima-ngv2 verity:sha256:[0-9a-f]* $_m/iv-$_n-sha256\$" "$IMA_LIST" ||
+		{ echo "# no ima-ngv2 verity record of $_m/iv-$_n-sha256 in $IMA_LIST"; return 1; }
 }
 
 bench_hash() {	# REP
@@ -294,7 +305,7 @@ bench_seq() {	# FS REP
 		timed_read seq "$1" "$_a" "$SEQ_MIB" "$2" "$_m/v-$SEQ_MIB-$_a" 0 || return 1
 	done
 	if [ $ima = 1 ]; then
-		timed_read_ima seq "$1" ima "$SEQ_MIB" "$2" "$_m/plain-$SEQ_MIB" 0 $UID_IMA_HASH || return 1
+		timed_read seq "$1" ima "$SEQ_MIB" "$2" "$_m/ip-$SEQ_MIB" 0 || return 1
 	fi
 	if [ $dmv = 1 ] && [ "$1" = ext4 ]; then
 		timed_read_dm seq dmverity "$SEQ_MIB" "$2" "$DMV_MNT/plain-$SEQ_MIB" 0 || return 1
@@ -330,13 +341,13 @@ bench_ttfb() {	# FS REP
 				timed_read_dm ttfb dmverity "$_n" "$2.$_k" "$DMV_MNT/plain-$_n" 4096 || return 1
 			fi
 			if [ $ima = 1 ]; then
-				timed_read_ima ttfb "$1" ima-verity "$_n" "$2.$_k" "$_m/v-$_n-sha256" 4096 $UID_IMA_VERITY || return 1
+				timed_read ttfb "$1" ima-verity "$_n" "$2.$_k" "$_m/iv-$_n-sha256" 4096 || return 1
 			fi
 		done
 		# IMA's whole-file hash at open: one sample per repetition, as
 		# sha256sum below (each costs the whole file)
 		if [ $ima = 1 ]; then
-			timed_read_ima ttfb "$1" ima "$_n" "$2" "$_m/plain-$_n" 4096 $UID_IMA_HASH || return 1
+			timed_read ttfb "$1" ima "$_n" "$2" "$_m/ip-$_n" 4096 || return 1
 		fi
 		case " $FULLHASH_FS " in *" $1 "*) ;; *) continue ;; esac
 		drop_caches
