@@ -128,21 +128,31 @@ check_end() {
 	esac
 }
 
-# timed_read SECTION FS CFG MIB REP FILE LEN: one read after drop_caches
+# read_ios: read requests the virtio disks have completed so far
+read_ios() {
+	cat /sys/block/vd*/stat | awk '{ n += $1 } END { print n + 0 }'
+}
+
+# timed_read SECTION FS CFG MIB REP FILE LEN: one read after drop_caches,
+# with the number of read requests it made (ios=)
 timed_read() {
 	drop_caches
+	_i0=$(read_ios)
 	_r=$(rdtest timed "$6" 0 "$7") || { echo "# rdtest timed $6 failed"; return 1; }
+	_i1=$(read_ios)
 	check_end "$_r" || return 1
-	echo "B $1 fs=$2 cfg=$3 mib=$4 rep=$5 $_r"
+	echo "B $1 fs=$2 cfg=$3 mib=$4 rep=$5 $_r ios=$((_i1 - _i0))"
 }
 
 # timed_read_dm SECTION CFG MIB REP FILE LEN: timed_read on the dm-verity
 # filesystem, with dm-bufio's hash blocks dropped too
 timed_read_dm() {
 	bufio_drop
+	_i0=$(read_ios)
 	_r=$(rdtest timed "$5" 0 "$6") || { echo "# rdtest timed $5 failed"; return 1; }
+	_i1=$(read_ios)
 	check_end "$_r" || return 1
-	echo "B $1 fs=ext4 cfg=$2 mib=$3 rep=$4 $_r bufio=$bufio_left"
+	echo "B $1 fs=ext4 cfg=$2 mib=$3 rep=$4 $_r ios=$((_i1 - _i0)) bufio=$bufio_left"
 }
 
 # bufio_drop: drop_caches, then wait (up to 3 s, dropping again each
