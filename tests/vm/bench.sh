@@ -133,26 +133,23 @@ read_ios() {
 	cat /sys/block/vd*/stat | awk '{ n += $1 } END { print n + 0 }'
 }
 
-# timed_read SECTION FS CFG MIB REP FILE LEN: one read after drop_caches,
-# with the number of read requests it made (ios=)
+# timed_read SECTION FS CFG MIB REP FILE LEN [dm]: one read after
+# drop_caches, with the number of read requests it made (ios=); with "dm",
+# a file of the dm-verity device: dm-bufio's hash blocks are dropped too
+# and what it still holds is recorded (bufio=)
 timed_read() {
-	drop_caches
+	_extra=
+	if [ "${8:-}" = dm ]; then
+		bufio_drop
+		_extra=" bufio=$bufio_left"
+	else
+		drop_caches
+	fi
 	_i0=$(read_ios)
 	_r=$(rdtest timed "$6" 0 "$7") || { echo "# rdtest timed $6 failed"; return 1; }
 	_i1=$(read_ios)
 	check_end "$_r" || return 1
-	echo "B $1 fs=$2 cfg=$3 mib=$4 rep=$5 $_r ios=$((_i1 - _i0))"
-}
-
-# timed_read_dm SECTION CFG MIB REP FILE LEN: timed_read on the dm-verity
-# filesystem, with dm-bufio's hash blocks dropped too
-timed_read_dm() {
-	bufio_drop
-	_i0=$(read_ios)
-	_r=$(rdtest timed "$5" 0 "$6") || { echo "# rdtest timed $5 failed"; return 1; }
-	_i1=$(read_ios)
-	check_end "$_r" || return 1
-	echo "B $1 fs=ext4 cfg=$2 mib=$3 rep=$4 $_r ios=$((_i1 - _i0)) bufio=$bufio_left"
+	echo "B $1 fs=$2 cfg=$3 mib=$4 rep=$5 $_r ios=$((_i1 - _i0))$_extra"
 }
 
 # bufio_drop: drop_caches, then wait (up to 3 s, dropping again each
@@ -318,7 +315,7 @@ bench_seq() {	# FS REP
 		timed_read seq "$1" ima "$SEQ_MIB" "$2" "$_m/ip-$SEQ_MIB" 0 || return 1
 	fi
 	if [ $dmv = 1 ] && [ "$1" = ext4 ]; then
-		timed_read_dm seq dmverity "$SEQ_MIB" "$2" "$DMV_MNT/plain-$SEQ_MIB" 0 || return 1
+		timed_read seq ext4 dmverity "$SEQ_MIB" "$2" "$DMV_MNT/plain-$SEQ_MIB" 0 dm || return 1
 	fi
 }
 
@@ -348,7 +345,7 @@ bench_ttfb() {	# FS REP
 			timed_read ttfb "$1" verity "$_n" "$2.$_k" "$_m/v-$_n-sha256" 4096 || return 1
 			timed_read ttfb "$1" plain "$_n" "$2.$_k" "$_m/plain-$_n" 4096 || return 1
 			if [ $dmv = 1 ] && [ "$1" = ext4 ]; then
-				timed_read_dm ttfb dmverity "$_n" "$2.$_k" "$DMV_MNT/plain-$_n" 4096 || return 1
+				timed_read ttfb ext4 dmverity "$_n" "$2.$_k" "$DMV_MNT/plain-$_n" 4096 dm || return 1
 			fi
 			if [ $ima = 1 ]; then
 				timed_read ttfb "$1" ima-verity "$_n" "$2.$_k" "$_m/iv-$_n-sha256" 4096 || return 1
