@@ -459,7 +459,7 @@ set logscale xy 2
 set xlabel "file size (MiB)"
 set ylabel "time / plain open + first 4 KiB read"
 set xtics ($(awk '!/^#/ { print $2 }' "$OUT/ttfb.dat" | sort -nu | awk '{printf "%s\"%s\" %s", (NR > 1 ? ", " : ""), $1, $1}'))
-set xrange [*:*]
+set offsets graph 0.04, graph 0.04, 0, 0
 set grid
 set key below maxrows 4
 set yrange [0.5:*]
