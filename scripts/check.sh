@@ -8,9 +8,9 @@
 # concurrency group on a two-CPU guest (1 min), the low-memory boot (make
 # lowmem, 1.5 min), the crash-consistency boots (make crash, 1 min) and
 # make bisect, which builds every patch of the series and the config
-# variants (26 minutes from scratch, seconds when nothing changed).  Each part prints TAP lines and
-# its own closing line; the last line totals them:
-# "N passed, M failed[, K skipped]".
+# variants (26 minutes from scratch, seconds when nothing changed).  Each
+# part prints TAP lines and its own closing line; the last line totals
+# them: "N passed, M failed[, K skipped]".
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -81,7 +81,6 @@ start_part harness-selftest "$ROOT/scripts/selftest.sh"
 start_part host-tests env KSRC_PATCHED="$LINUX" "$ROOT/tests/host/run.sh"
 run_part checkpatch "$ROOT/scripts/checkpatch.sh"
 run_part kernel-doc "$ROOT/scripts/kerneldoc.sh"
-[ "${CHECK_ALL:-0}" != 1 ] || run_part distro-build "$ROOT/scripts/distro-build.sh"
 finish_part host-tests
 finish_part harness-selftest
 # The metadata fuzzer runs 5000 ENABLE cases per filesystem in CI
@@ -90,6 +89,7 @@ if [ "${CHECK_ALL:-0}" = 1 ]; then fuzz=${VFUZZ_CASES:-5000}; else fuzz=${VFUZZ_
 run_part vm-suite env VTEST_CMDLINE="vfuzz.cases=$fuzz${VTEST_CMDLINE:+ $VTEST_CMDLINE}" \
 	"$ROOT/scripts/boot.sh" test
 if [ "${CHECK_ALL:-0}" = 1 ]; then
+	run_part distro-build "$ROOT/scripts/distro-build.sh"
 	# The split suite gives each guest one CPU; the concurrency group
 	# runs again on two, where readers, ENABLE and drop_caches really run
 	# at the same time.

@@ -9,9 +9,10 @@
 # print none at all.  The baseline needs only the pristine objects whose
 # sources the patched build warns about (one, machine_keyring.c, today); a
 # warning in a header, or in a file the pristine tree lacks, builds the
-# whole pristine baseline instead.  An incremental build prints only the warnings of what
-# it recompiles, so the objects of those directories are removed before each
-# build; ccache (when installed) replays the warnings of unchanged files.  Output: TAP lines and "N passed, M failed"; the logs
+# whole pristine baseline instead.  An incremental build prints only the
+# warnings of what it recompiles, so the objects of those directories are
+# removed before each build; ccache (when installed) replays the warnings
+# of unchanged files.  Output: TAP lines and "N passed, M failed"; the logs
 # are build/logs/distro-{pristine,linux,sparse}.log.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"

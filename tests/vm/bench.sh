@@ -69,8 +69,6 @@ FULLHASH_FS=${BENCH_FULLHASH_FS:-ext4 f2fs}
 NCPU=$(grep -c ^processor /proc/cpuinfo)
 ALGS="sha256 sha512 crc32c"
 MiB=1048576
-SECFS=/sys/kernel/security
-IMA_LIST=$SECFS/ima/ascii_runtime_measurements
 UID_IMA_HASH=3000
 UID_IMA_VERITY=3001
 DMV_MNT=/mnt/dmv
@@ -267,16 +265,20 @@ dmv_setup() {
 	progress "dm-verity: /dev/dm-0 ($(cat /sys/block/dm-0/size) sectors) mounted on $DMV_MNT"
 }
 
+# dmv_on FS: the dm-verity files are measured beside FS's (its image is ext4)
+dmv_on() {
+	[ $dmv = 1 ] && [ "$1" = ext4 ]
+}
+
 # ima_setup: the two IMA rules; ima=1 when they are in
 ima=0
 ima_setup() {
-	[ -d "$SECFS/ima" ] || mount -t securityfs securityfs "$SECFS" 2>/dev/null
-	[ -w "$SECFS/ima/policy" ] || { echo "# no writable IMA policy ($SECFS/ima/policy: CONFIG_IMA, CONFIG_IMA_WRITE_POLICY)"; return 1; }
-	for _rule in \
+	ima_mount
+	[ -w "$IMA_POLICY" ] || { echo "# no writable IMA policy ($IMA_POLICY: CONFIG_IMA, CONFIG_IMA_WRITE_POLICY)"; return 1; }
+	_out=$(ima_add_rules \
 		"measure func=FILE_CHECK mask=MAY_READ fowner=$UID_IMA_HASH template=ima-ng" \
-		"measure func=FILE_CHECK mask=MAY_READ fowner=$UID_IMA_VERITY digest_type=verity template=ima-ngv2"; do
-		echo "$_rule" > "$SECFS/ima/policy" || { echo "# IMA refused the rule '$_rule'"; return 1; }
-	done
+		"measure func=FILE_CHECK mask=MAY_READ fowner=$UID_IMA_VERITY digest_type=verity template=ima-ngv2") ||
+		{ echo "# $_out"; return 1; }
 	ima=1
 }
 
@@ -314,7 +316,7 @@ bench_seq() {	# FS REP
 	if [ $ima = 1 ]; then
 		timed_read seq "$1" ima "$SEQ_MIB" "$2" "$_m/ip-$SEQ_MIB" 0 || return 1
 	fi
-	if [ $dmv = 1 ] && [ "$1" = ext4 ]; then
+	if dmv_on "$1"; then
 		timed_read seq ext4 dmverity "$SEQ_MIB" "$2" "$DMV_MNT/plain-$SEQ_MIB" 0 dm || return 1
 	fi
 }
@@ -322,7 +324,7 @@ bench_seq() {	# FS REP
 bench_rand() {	# FS REP
 	_m=$(mnt_of "$1")
 	_cfgs="plain sha256"
-	[ $dmv = 1 ] && [ "$1" = ext4 ] && _cfgs="$_cfgs dmverity"
+	dmv_on "$1" && _cfgs="$_cfgs dmverity"
 	for _c in $_cfgs; do
 		case $_c in
 		plain) _f=$_m/plain-$SEQ_MIB ;;
@@ -344,7 +346,7 @@ bench_ttfb() {	# FS REP
 		for _k in $(seq_n "$TTFB_N"); do
 			timed_read ttfb "$1" verity "$_n" "$2.$_k" "$_m/v-$_n-sha256" 4096 || return 1
 			timed_read ttfb "$1" plain "$_n" "$2.$_k" "$_m/plain-$_n" 4096 || return 1
-			if [ $dmv = 1 ] && [ "$1" = ext4 ]; then
+			if dmv_on "$1"; then
 				timed_read ttfb ext4 dmverity "$_n" "$2.$_k" "$DMV_MNT/plain-$_n" 4096 dm || return 1
 			fi
 			if [ $ima = 1 ]; then

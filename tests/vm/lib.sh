@@ -249,6 +249,26 @@ vt_disk_is_free() {
 	fi
 }
 
+# -------------------------------------------------------------------- IMA
+
+IMA_SECFS=/sys/kernel/security
+IMA_POLICY=$IMA_SECFS/ima/policy
+IMA_LIST=$IMA_SECFS/ima/ascii_runtime_measurements
+
+# ima_mount: securityfs, where IMA's files are, if it is not mounted yet
+ima_mount() {
+	[ -d "$IMA_SECFS/ima" ] || mount -t securityfs securityfs "$IMA_SECFS" 2>/dev/null
+}
+
+# ima_add_rules RULE...: add IMA policy rules for the rest of the boot
+# (CONFIG_IMA_WRITE_POLICY), one write each so that a refused rule names
+# itself in the error
+ima_add_rules() {
+	for _rule; do
+		echo "$_rule" > "$IMA_POLICY" || { echo "IMA refused the policy rule '$_rule'"; return 1; }
+	done
+}
+
 # ----------------------------------------------------------- file helpers
 
 fsize() {

@@ -20,31 +20,26 @@
 
 D=$VT_MNT/ima
 W=$VT_WORK/ima
-SECFS=/sys/kernel/security
-LIST=$SECFS/ima/ascii_runtime_measurements
 UID_HASH=3000
 UID_VERITY=3001
 
 g_setup() {
 	fresh_group "$W" || return 1
-	[ -d "$SECFS/ima" ] || mount -t securityfs securityfs "$SECFS" 2>/dev/null
-	[ -w "$SECFS/ima/policy" ] || return 0	# t_need_ima says why
+	ima_mount
+	[ -w "$IMA_POLICY" ] || return 0	# need_ima says why
 	case $FS in
 	ext4) magic=0xef53 ;;
 	f2fs) magic=0xf2f52010 ;;
 	esac
-	# One write per rule: a bad rule names itself in the error.
-	for rule in \
+	ima_add_rules \
 		"measure func=FILE_CHECK mask=MAY_READ fsmagic=$magic fowner=$UID_HASH template=ima-ng" \
-		"measure func=FILE_CHECK mask=MAY_READ fsmagic=$magic fowner=$UID_VERITY digest_type=verity template=ima-ngv2"; do
-		echo "$rule" > "$SECFS/ima/policy" || { echo "IMA refused the policy rule '$rule'"; return 1; }
-	done
+		"measure func=FILE_CHECK mask=MAY_READ fsmagic=$magic fowner=$UID_VERITY digest_type=verity template=ima-ngv2"
 }
 vt_setup g_setup
 
 need_ima() {
-	[ -r "$LIST" ] || skip "no IMA in this kernel ($LIST is missing: CONFIG_IMA)"
-	[ -w "$SECFS/ima/policy" ] ||
+	[ -r "$IMA_LIST" ] || skip "no IMA in this kernel ($IMA_LIST is missing: CONFIG_IMA)"
+	[ -w "$IMA_POLICY" ] ||
 		skip "the IMA policy cannot be extended (CONFIG_IMA_WRITE_POLICY)"
 }
 
@@ -54,7 +49,7 @@ need_ima() {
 ima_record() {
 	chown "$2" "$1" || fail "chown $2 $1 failed"
 	cat "$1" > /dev/null || fail "reading $1 failed"
-	_l=$(awk -v p="$1" '$NF == p { print $4 }' "$LIST" | tail -n 1)
+	_l=$(awk -v p="$1" '$NF == p { print $4 }' "$IMA_LIST" | tail -n 1)
 	echo "${_l:-nothing recorded}"
 }
 
