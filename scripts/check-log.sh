@@ -32,7 +32,9 @@ declare -A patterns=(
 	[lockdep]='possible circular locking|possible recursive locking|inconsistent lock state|DEADLOCK|lock held when returning|suspicious RCU usage|bad unlock balance'
 	[hung task]='blocked for more than [0-9]+ seconds'
 	[RCU stall]='rcu: INFO:|self-detected stall'
-	[kmemleak]='unreferenced object'
+	# the kernel's line after a scan, and the report /init sends to the
+	# kernel log through /dev/kmsg (initramfs/init)
+	[kmemleak]='new suspected memory leaks?|unreferenced object'
 )
 # Read the kernel lines once; no pipeline into grep -m1, whose early exit
 # would fail the pipeline (pipefail) and hide the match.

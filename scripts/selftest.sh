@@ -1,50 +1,64 @@
 #!/usr/bin/env bash
-# Prove the harness fails loudly: boot the test kernel three times with a
-# deliberate breakage (a failing test, a kernel panic, a hung guest) and check
-# that boot.sh rejects each run with the right reason.  The three boots run
-# side by side (the hung one waits out its 40 s limit mostly idle), with
-# their logs in build/logs/{console,results}-selftest-*.log.  Prints TAP
-# lines and a closing "N passed, M failed" line.
+# Prove the harness fails loudly: boot the test kernel with deliberate
+# breakages (VTEST_INJECT, see initramfs/init) and check that boot.sh
+# rejects each run with the right reason.  The boots run side by side (the
+# hung one waits out its limit mostly idle), with their logs in
+# build/logs/{console,results}-selftest-*.log.  Prints TAP lines and a
+# closing "N passed, M failed" line.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+
+# Time limits (VTEST_TIMEOUT) of the boots: a boot that should end by
+# itself in seconds, and the hung guest, which only the limit ends.
+BOOT_LIMIT=300
+HANG_LIMIT=40
+
+# The cases, one a line: INJECT MODE LIMIT|REASON (what boot.sh must say)|NAME
+cases=(
+	"fail test $BOOT_LIMIT|1 test(s) failed|a failing test fails the run"
+	"panic test $BOOT_LIMIT|kernel log shows a panic report|a kernel panic fails the run"
+	"hang test $HANG_LIMIT|did not finish within the time limit|a hung guest fails the run"
+	"kmemleak test $BOOT_LIMIT|kernel log shows a kmemleak report: .*unreferenced object|a kmemleak report fails the run"
+)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# boot_broken INJECT LIMIT: one boot with INJECT, its output and status in $tmp
+# boot_broken INJECT MODE LIMIT: one boot with INJECT, its output and status
+# in $tmp
 boot_broken() {
 	local rc=0
-	BOOT_TAG=selftest-$1 VTEST_INJECT=$1 VTEST_TIMEOUT=$2 VTEST_FILTER= VTEST_SPLIT=0 \
-		"$ROOT/scripts/boot.sh" test >"$tmp/$1.out" 2>&1 || rc=$?
+	BOOT_TAG=selftest-$1 VTEST_INJECT=$1 VTEST_TIMEOUT=$3 VTEST_FILTER='' VTEST_SPLIT=0 \
+		"$ROOT/scripts/boot.sh" "$2" >"$tmp/$1.out" 2>&1 || rc=$?
 	echo "$rc" >"$tmp/$1.rc"
 }
-boot_broken fail 300 &
-boot_broken panic 300 &
-boot_broken hang 40 &
+for c in "${cases[@]}"; do
+	read -r inject mode limit <<<"${c%%|*}"
+	boot_broken "$inject" "$mode" "$limit" &
+done
 wait
 
-pass=0
-fail=0
-n=0
-expect_failure() {	# INJECT REASON NAME
-	local inject=$1 reason=$2 name=$3
-	n=$((n + 1))
+# expect_failure INJECT REASON NAME: boot.sh rejected the run of INJECT,
+# saying REASON (an extended regular expression)
+expect_failure() {
+	local inject=$1 reason=$2 name=$3 detail=$tmp/detail
+	: >"$detail"
 	if [ "$(cat "$tmp/$inject.rc")" -eq 0 ]; then
-		echo "not ok $n - $name"
-		echo "# boot.sh accepted a run with '$inject' injected"
-		fail=$((fail + 1))
-	elif grep -q -- "$reason" "$tmp/$inject.out"; then
-		echo "ok $n - $name"
-		pass=$((pass + 1))
+		echo "boot.sh accepted a run with '$inject' injected" >"$detail"
+		tap_report FAIL "harness: $name" "$detail"
+	elif grep -qE -- "$reason" "$tmp/$inject.out"; then
+		tap_report OK "harness: $name"
 	else
-		echo "not ok $n - $name"
-		echo "# boot.sh failed, but without '$reason':"
-		sed 's/^/#   /' "$tmp/$inject.out" | tail -n 5
-		fail=$((fail + 1))
+		{
+			echo "boot.sh failed, but without '$reason':"
+			sed 's/^/  /' "$tmp/$inject.out" | tail -n 5
+		} >"$detail"
+		tap_report FAIL "harness: $name" "$detail"
 	fi
 }
-expect_failure fail "1 test(s) failed" "harness: a failing test fails the run"
-expect_failure panic "kernel log shows a panic report" "harness: a kernel panic fails the run"
-expect_failure hang "did not finish within the time limit" "harness: a hung guest fails the run"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+for c in "${cases[@]}"; do
+	IFS='|' read -r head reason name <<<"$c"
+	expect_failure "${head%% *}" "$reason" "$name"
+done
+echo "$tap_pass passed, $tap_fail failed"
+[ "$tap_fail" -eq 0 ]
