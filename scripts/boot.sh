@@ -15,6 +15,8 @@
 # VTEST_SPLIT=0 runs the whole suite in one VM.
 #
 # Environment: VTEST_FILTER (test-name glob), VTEST_TIMEOUT (seconds),
+# VTEST_GROUP_TIMEOUT (seconds, the default limit of a test group, see
+# tests/vm/run), VTEST_HUNG_TASK_SECS (the guest's hung-task timeout),
 # VTEST_MEM (MiB), VTEST_ACCEL (auto|tcg|kvm), VTEST_CMDLINE (extra words), VTEST_INJECT (fail|panic|hang,
 # for the harness self-test), VTEST_DISK_SIZE (per scratch disk), BOOT_TAG
 # (names the logs; default MODE, or FLAVOR-MODE), KOBJ (the kernel's build
@@ -37,7 +39,14 @@ initrd=$BUILD/initramfs.cpio.gz
 [ -f "$initrd" ] || die "no initramfs at $initrd: run 'make initramfs'"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: run 'make deps'"
 
+# A task blocked (D state) for longer than this many seconds is a hung task;
+# the guest panics on it, and on a soft lockup (where the config has the
+# detector), instead of waiting for the time limit of the whole run.
+hung_task_secs=${VTEST_HUNG_TASK_SECS:-30}
 cmdline="console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on vtest.mode=$mode"
+cmdline+=" hung_task_panic=1 softlockup_panic=1 sysctl.kernel.hung_task_timeout_secs=$hung_task_secs"
+# The default time limit of a test group (tests/vm/run's watchdog).
+[ -n "${VTEST_GROUP_TIMEOUT:-}" ] && cmdline+=" vtest.group_timeout=$VTEST_GROUP_TIMEOUT"
 # The command line splits at spaces: a space in the filter matches any one
 # character instead.
 [ -n "${VTEST_FILTER:-}" ] && cmdline+=" vtest.filter=${VTEST_FILTER// /?}"

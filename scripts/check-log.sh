@@ -4,7 +4,9 @@
 # MODE is test (default) or demo; a demo has no test lines and must end
 # with "demo finished" instead of the closing line.
 #
-# Fails, saying why, when the guest timed out, when the results lack the
+# Fails, saying why, when the guest timed out, when the suite bailed out (a
+# test group ran past its time limit: the watchdog of tests/vm/run ended the
+# guest), when the results lack the
 # closing "N passed, M failed" line, when any test failed, or when the kernel
 # log shows an oops, BUG, WARNING, KASAN/UBSAN or lockdep report, a panic, a
 # hung task, an RCU stall or a kmemleak report.
@@ -44,6 +46,15 @@ for what in panic oops BUG WARNING KASAN UBSAN lockdep 'hung task' 'RCU stall' k
 		problems+=("the kernel log shows a $what report: $hit")
 	fi
 done
+
+# The group watchdog of tests/vm/run ends the guest with a "Bail out!" line
+# in the results and the same line in the kernel log, naming the group.
+watchdog_re='vtest: watchdog: .*'
+if bail=$(tr -d '\r' <"$results" | grep -m1 '^Bail out! ') ||
+	bail=$(grep -E -m1 -o -- "$watchdog_re" <<<"$kernel_lines"); then
+	bail=${bail#Bail out! }
+	problems+=("the run bailed out: ${bail#vtest: watchdog: }")
+fi
 
 closing=$(closing_line "$results")
 if [ "$mode" = demo ]; then

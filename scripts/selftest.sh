@@ -19,7 +19,13 @@ cases=(
 	"panic test $BOOT_LIMIT|kernel log shows a panic report|a kernel panic fails the run"
 	"hang test $HANG_LIMIT|did not finish within the time limit|a hung guest fails the run"
 	"kmemleak test $BOOT_LIMIT|kernel log shows a kmemleak report: .*unreferenced object|a kmemleak report fails the run"
+	"grouphang test $BOOT_LIMIT|bailed out: test group ext4/05-inject-hang still running after its time limit|a hung test group fails the run, named by the group watchdog"
+	"hungtask test $HANG_LIMIT|kernel log shows a panic report: .*hung_task: blocked tasks|a task blocked in the kernel panics the guest (hung_task_panic)"
 )
+# The hung-task timeout of the hungtask case, in seconds, shorter than the
+# suite's (the guest panics after one to two of them).
+HUNG_TASK_SECS=5
+declare -A case_env=([hungtask]="VTEST_HUNG_TASK_SECS=$HUNG_TASK_SECS")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -28,8 +34,9 @@ trap 'rm -rf "$tmp"' EXIT
 # in $tmp
 boot_broken() {
 	local rc=0
-	BOOT_TAG=selftest-$1 VTEST_INJECT=$1 VTEST_TIMEOUT=$3 VTEST_FILTER='' VTEST_SPLIT=0 \
-		"$ROOT/scripts/boot.sh" "$2" >"$tmp/$1.out" 2>&1 || rc=$?
+	# shellcheck disable=SC2086 # the case's variables, split at spaces
+	env ${case_env[$1]:-} BOOT_TAG="selftest-$1" VTEST_INJECT="$1" VTEST_TIMEOUT="$3" \
+		VTEST_FILTER='' VTEST_SPLIT=0 "$ROOT/scripts/boot.sh" "$2" >"$tmp/$1.out" 2>&1 || rc=$?
 	echo "$rc" >"$tmp/$1.rc"
 }
 for c in "${cases[@]}"; do

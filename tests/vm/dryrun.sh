@@ -50,6 +50,8 @@ losetup() { echo "dry run: no losetup"; return 1; }
 is_mounted() { [ -e "\$1/.dry-mounted" ]; }
 vt_disk_is_free() { return 0; }
 drop_caches() { sync; }
+vt_klog() { echo "dry run: kernel log: \$*"; }
+vt_halt() { echo "dry run: the guest would end here"; exit 1; }
 EOT
 for f in mount umount losetup fs_mkfs; do
 	"$tmp/bb/sh" -c ". $tmp/overrides.sh; type $f" | grep -q function ||

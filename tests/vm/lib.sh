@@ -231,6 +231,24 @@ fs_remount() {
 	vt_counter_add mountgen > /dev/null
 }
 
+# vt_klog MSG: a line in the kernel log, with the kernel's timestamp
+vt_klog() {
+	echo "$*" > /dev/kmsg
+}
+
+# Seconds vt_halt gives the console and tee (the result stream) to write
+# out what came before.
+VT_HALT_FLUSH=2
+
+# vt_halt: show the blocked (D state) tasks and their stacks on the
+# console, then end the guest at once (no sync: a hung filesystem must not
+# hang it); QEMU runs with -no-reboot, so the reboot ends the VM
+vt_halt() {
+	echo w > /proc/sysrq-trigger
+	sleep "$VT_HALT_FLUSH"
+	echo b > /proc/sysrq-trigger
+}
+
 drop_caches() {
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
