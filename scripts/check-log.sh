@@ -2,7 +2,8 @@
 # Judge a finished VM run: check-log.sh CONSOLE_LOG RESULTS_LOG [QEMU_STATUS [MODE]]
 #
 # MODE is test (default) or demo; a demo has no test lines and must end
-# with "demo finished" instead of the closing line.
+# with "demo finished" instead of the closing line, and print no
+# "demo: FAILED: ..." line (a check of tests/vm/demo.sh that did not hold).
 #
 # Fails, saying why, when the guest timed out, when the suite bailed out (a
 # test group ran past its time limit: the watchdog of tests/vm/run ended the
@@ -59,6 +60,10 @@ fi
 closing=$(closing_line "$results")
 if [ "$mode" = demo ]; then
 	closing="demo finished"
+	# The checks of tests/vm/demo.sh that did not hold.
+	while IFS= read -r line; do
+		problems+=("the demo failed: ${line#demo: FAILED: }")
+	done < <(tr -d '\r' <"$results" | grep '^demo: FAILED: ' || true)
 	tr -d '\r' <"$results" | grep -qx "$closing" ||
 		problems+=("the demo did not finish (no 'demo finished' line; see $results)")
 elif [ -z "$closing" ]; then

@@ -20,6 +20,7 @@ cases=(
 	"hang test $HANG_LIMIT|did not finish within the time limit|a hung guest fails the run"
 	"kmemleak test $BOOT_LIMIT|kernel log shows a kmemleak report: .*unreferenced object|a kmemleak report fails the run"
 	"grouphang test $BOOT_LIMIT|bailed out: test group ext4/05-inject-hang still running after its time limit|a hung test group fails the run, named by the group watchdog"
+	"demo-intact demo $BOOT_LIMIT|the demo failed: ext4: reading the corrupted block 3 succeeded|a demo whose corrupted block reads fine fails"
 	"hungtask test $HANG_LIMIT|kernel log shows a panic report: .*hung_task: blocked tasks|a task blocked in the kernel panics the guest (hung_task_panic)"
 )
 # The hung-task timeout of the hungtask case, in seconds, shorter than the
