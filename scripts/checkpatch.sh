@@ -2,9 +2,10 @@
 # Run the tree's own scripts/checkpatch.pl --strict over every patch of the
 # series; one TAP line per patch and a closing "N passed, M failed".
 #
-# A patch passes with no ERROR and no WARNING, except the one exception
-# below.  CHECKs (--strict) are printed, not counted: the remaining ones
-# follow the style of the surrounding, pre-existing code.
+# A patch passes with no ERROR, no WARNING and no CHECK (--strict), except
+# the one exception below.  A run of checkpatch that does not end the way
+# it does on a finished check (status 0 with nothing reported, or status 1
+# with what it reports) fails the patch, and its verdict is not cached.
 #
 # Exception: "added, moved or deleted file(s), does MAINTAINERS need
 # updating?" -- the files added and removed by the series all lie under
@@ -17,42 +18,62 @@ set -euo pipefail
 [ -x "$PRISTINE/scripts/checkpatch.pl" ] || die "no $PRISTINE/scripts/checkpatch.pl: run 'make tree'"
 mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$ROOT/patches/series")
 allowed='does MAINTAINERS need updating\?'
+# checkpatch's --terse lines: FILE:LINE: LEVEL: message
+message_re=': (ERROR|WARNING|CHECK):'
+
+# check_one PATCH RESULT: checkpatch over PATCH; its output becomes RESULT
+# (the cached verdict) when it ran to the end, RESULT.crashed otherwise
+# (with its exit status on the last line)
+check_one() {
+	local rc=0
+	(cd "$PRISTINE" && ./scripts/checkpatch.pl --strict --terse -q "$ROOT/patches/$1") \
+		>"$2.tmp" 2>&1 || rc=$?
+	if { [ "$rc" -eq 0 ] && ! grep -qE -- "$message_re" "$2.tmp"; } ||
+		{ [ "$rc" -eq 1 ] && grep -qE -- "$message_re" "$2.tmp"; }; then
+		mv "$2.tmp" "$2"
+	else
+		echo "checkpatch.pl exited with status $rc" >>"$2.tmp"
+		mv "$2.tmp" "$2.crashed"
+	fi
+}
 
 # checkpatch's verdict depends only on the patch and on checkpatch itself
-# (the script and its word lists): it is kept in build/checkpatch-cache
-# under a hash of those, so the edit-and-test loop re-checks only the patch
-# that changed.  The others are checked $JOBS at a time.
+# (the script and its word lists, and this script, which runs it): it is
+# kept in build/checkpatch-cache under a hash of those, so the
+# edit-and-test loop re-checks only the patch that changed.  The others
+# are checked $JOBS at a time.
 cache=$BUILD/checkpatch-cache
 mkdir -p "$cache"
-tool=$(cat "$PRISTINE"/scripts/checkpatch.pl "$PRISTINE"/scripts/spelling.txt \
-	"$PRISTINE"/scripts/const_structs.checkpatch 2>/dev/null | sha256sum | cut -c1-32)
+tool_files=("$PRISTINE"/scripts/{checkpatch.pl,spelling.txt,const_structs.checkpatch} "$0")
+for f in "${tool_files[@]}"; do
+	[ -f "$f" ] || die "$f is missing: run 'make tree'"
+done
+tool=$(cat "${tool_files[@]}" | sha256sum | cut -c1-32)
 declare -A result
 for p in "${patches[@]}"; do
 	[ -f "$ROOT/patches/$p" ] || die "patches/series lists $p, which is not in patches/"
 	result[$p]=$cache/$(cat <(echo "$tool") "$ROOT/patches/$p" | sha256sum | cut -c1-32)
+	rm -f "${result[$p]}.crashed"
 	[ -f "${result[$p]}" ] && continue
 	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
-	( cd "$PRISTINE" && ./scripts/checkpatch.pl --strict --terse -q "$ROOT/patches/$p" \
-		>"${result[$p]}.tmp" 2>&1 || true; mv "${result[$p]}.tmp" "${result[$p]}" ) &
+	check_one "$p" "${result[$p]}" &
 done
 wait
 
-pass=0
-fail=0
-n=0
+detail=$(mktemp)
+trap 'rm -f "$detail"' EXIT
 for p in "${patches[@]}"; do
-	n=$((n + 1))
-	out=$(cat "${result[$p]}")
-	bad=$(grep -E ': (ERROR|WARNING):' <<<"$out" | grep -Ev "$allowed" || true)
-	checks=$(grep -c ': CHECK:' <<<"$out" || true)
-	if [ -z "$bad" ]; then
-		echo "ok $n - checkpatch --strict: $p ($checks checks)"
-		pass=$((pass + 1))
+	if [ -f "${result[$p]}.crashed" ]; then
+		tail -n 20 "${result[$p]}.crashed" >"$detail"
+		tap_report FAIL "checkpatch --strict: $p: checkpatch.pl did not finish (not cached)" "$detail"
+		continue
+	fi
+	grep -E -- "$message_re" "${result[$p]}" | grep -Ev -- "$allowed" | sed "s|^$ROOT/||" >"$detail" || true
+	if [ -s "$detail" ]; then
+		tap_report FAIL "checkpatch --strict: $p ($(wc -l <"$detail") ERROR/WARNING/CHECK lines)" "$detail"
 	else
-		echo "not ok $n - checkpatch --strict: $p"
-		sed 's/^/# /' <<<"$bad"
-		fail=$((fail + 1))
+		tap_report OK "checkpatch --strict: $p"
 	fi
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+echo "$tap_pass passed, $tap_fail failed"
+[ "$tap_fail" -eq 0 ]

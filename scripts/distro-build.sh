@@ -41,7 +41,8 @@ warnings() {
 # the OBJECTs named) in build/obj-distro-NAME with Debian's config plus the
 # per-filesystem options of the series (Debian enables fs-verity through
 # CONFIG_FS_VERITY, which the series has ext4 and f2fs select); the warnings
-# go to build/logs/distro-NAME.warnings
+# go to build/logs/distro-NAME.warnings; sets objs (objects compiled) and
+# secs.  Fails, with the error lines in $detail, when the build fails.
 distro_build() {
 	local src=$1 name=$2 obj=$BUILD/obj-distro-$2 log=$LOGS/distro-$2.log opt d existing=()
 	shift 2
@@ -92,8 +93,12 @@ distro_build() {
 	done
 	t0=$(date +%s)
 	if ! make -C "$src" O="$obj" -j"$JOBS" CC="$cc" "${targets[@]}" >"$log" 2>&1; then
-		grep -E 'error' "$log" | head -n 20 >&2
-		die "the distro-config build of ${targets[*]} ($name) failed; log: ${log#"$ROOT"/}"
+		{
+			echo "the build failed; log: ${log#"$ROOT"/}"
+			grep -E 'error' "$log" | head -n 20
+		} >"$detail"
+		objs=0 secs="$(($(date +%s) - t0)) s"
+		return 1
 	fi
 	warnings "$log" "$(realpath --relative-to="$obj" "$src")/" >"$LOGS/distro-$name.warnings"
 	objs=$(grep -cE '^  CC( \[M\])? +(fs/(verity|ext4|f2fs|btrfs)|security/integrity)/' "$log" || true)
@@ -106,7 +111,19 @@ distro_build() {
 }
 
 detail=$BUILD/distro-detail
-distro_build "$LINUX" linux
+# summary: the closing line; then exit with the verdict
+summary() {
+	local line="$tap_pass passed, $tap_fail failed"
+	[ -z "${skipped:-}" ] || line+=", 1 skipped"
+	echo "$line"
+	exit $((tap_fail > 0))
+}
+
+linux_what="distro-build: the patched tree builds ${dirs[*]} with Debian's config"
+if ! distro_build "$LINUX" linux; then
+	tap_report FAIL "$linux_what" "$detail"
+	summary
+fi
 linux_objs=$objs linux_secs=$secs
 
 # The baseline: the pristine objects of the files the patched build warns
@@ -121,24 +138,39 @@ while IFS= read -r file; do
 	whole="$file"
 	break
 done < <(sed 's/: warning: .*//' "$LOGS/distro-linux.warnings" | sort -u)
-if [ -n "${whole:-}" ]; then
-	distro_build "$PRISTINE" pristine
-	why="all of ${dirs[*]}: the patched build warns in $whole"
-elif [ ${#baseline[@]} -gt 0 ]; then
-	distro_build "$PRISTINE" pristine "${baseline[@]}"
-	why="the files the patched build warns about, ${baseline[*]}"
+# The baseline, when one is needed: the pristine build must succeed and
+# compile something (it removed the objects first), or there is no
+# baseline to compare with.
+pristine_ok=1
+if [ -n "${whole:-}" ] || [ ${#baseline[@]} -gt 0 ]; then
+	if [ -n "${whole:-}" ]; then
+		why="all of ${dirs[*]}: the patched build warns in $whole"
+		distro_build "$PRISTINE" pristine || pristine_ok=0
+	else
+		why="the files the patched build warns about, ${baseline[*]}"
+		distro_build "$PRISTINE" pristine "${baseline[@]}" || pristine_ok=0
+	fi
+	status=OK
+	if [ "$pristine_ok" = 0 ]; then
+		status=FAIL
+	elif [ "$objs" -eq 0 ]; then
+		status=FAIL pristine_ok=0
+		echo "the build compiled no object: no baseline (log: ${LOGS#"$ROOT"/}/distro-pristine.log)" >"$detail"
+	else
+		cp "$LOGS/distro-pristine.warnings" "$detail"
+	fi
+	tap_report "$status" "distro-build: the pristine tree builds $why, with Debian's config ($objs objects, $secs; its $(wc -l <"$LOGS/distro-pristine.warnings") warning(s), the baseline)" "$detail"
 else
 	: >"$LOGS/distro-pristine.warnings"
-	objs=0 secs="0 s"
-	why="nothing: the patched build prints no warning"
+	echo "# distro-build: no pristine baseline needed: the patched build prints no warning"
 fi
-cp "$LOGS/distro-pristine.warnings" "$detail"
-tap_report OK "distro-build: the pristine tree builds $why, with Debian's config ($objs objects, $secs; its $(wc -l <"$detail") warning(s), the baseline, above)" "$detail"
 
 comm -13 "$LOGS/distro-pristine.warnings" "$LOGS/distro-linux.warnings" | sed 's/^/new: /' >"$detail"
 comm -23 "$LOGS/distro-pristine.warnings" "$LOGS/distro-linux.warnings" | sed 's/^/gone: /' >>"$detail"
-if grep -q '^new: ' "$detail"; then status=FAIL; else status=OK; fi
-what="distro-build: the patched tree builds ${dirs[*]} with Debian's config and no warning beyond the pristine tree's ($linux_objs objects compiled, $linux_secs; difference: $(grep -c '^new: ' "$detail" || true) new, $(grep -c '^gone: ' "$detail" || true) gone)"
+if grep -q '^new: ' "$detail" || [ "$pristine_ok" = 0 ] || [ "$linux_objs" -eq 0 ]; then status=FAIL; else status=OK; fi
+[ "$linux_objs" -gt 0 ] || echo "the patched build compiled no object (log: ${LOGS#"$ROOT"/}/distro-linux.log)" >>"$detail"
+[ "$pristine_ok" = 1 ] || echo "no baseline to compare with: the pristine build failed (above)" >>"$detail"
+what="$linux_what and no warning beyond the pristine tree's ($linux_objs objects compiled, $linux_secs; difference: $(grep -c '^new: ' "$detail" || true) new, $(grep -c '^gone: ' "$detail" || true) gone)"
 tap_report "$status" "$what" "$detail"
 
 # sparse, on the fs-verity code only: force its recompilation with C=2.
@@ -155,7 +187,4 @@ else
 	echo "ok $tap_n - distro-build: sparse C=2 over fs/verity/ # SKIP sparse is not installed (make deps installs it)"
 	skipped=1
 fi
-summary="$tap_pass passed, $tap_fail failed"
-[ -z "${skipped:-}" ] || summary+=", 1 skipped"
-echo "$summary"
-[ "$tap_fail" -eq 0 ]
+summary

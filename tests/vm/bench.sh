@@ -181,11 +181,30 @@ make_verity() {
 	drop_caches
 	_r=$(benchio enable "$_f")
 	check_end "$_r" || return 1
-	[ -n "${7:-}" ] || echo "B enable fs=$1 cfg=$4 mib=$3 rep=$6 $_r"
+	[ -n "${7:-}" ] || record "B enable fs=$1 cfg=$4 mib=$3 rep=$6 $_r"
 	drop_caches
 	_r=$(benchio measure "$_f")
 	check_end "$_r" || return 1
-	[ -n "${7:-}" ] || echo "B measure fs=$1 cfg=$4 mib=$3 rep=$6 $_r"
+	[ -n "${7:-}" ] || record "B measure fs=$1 cfg=$4 mib=$3 rep=$6 $_r"
+}
+
+# record LINE: print a record, and keep it in $RECORDS for the checks
+record() {
+	echo "$*"
+	echo "$*" >> "$RECORDS"
+}
+
+# enable_check FS: an ENABLE and a MEASURE record with a time (usec=T, T >
+# 0) for every size and run of the enable section; says what is missing
+enable_check() {
+	for _n in $SIZES; do
+		for _r in $(seq_n "$ENABLE_RUNS"); do
+			for _what in enable measure; do
+				grep -q -E "^B $_what fs=$1 cfg=sha256 mib=$_n rep=$_r usec=[1-9][0-9]* " "$RECORDS" ||
+					{ echo "no $_what time for $_n MiB, run $_r"; return 1; }
+			done
+		done
+	done
 }
 
 # make_ima_files FS: the files IMA's rules match, by their owner: ip-N
@@ -386,12 +405,15 @@ for _c in fsverity rdtest gen afalg-speed benchio sha256sum; do
 	command -v "$_c" > /dev/null || { echo "'$_c' is not on PATH"; echo "0 passed, 1 failed"; exit 1; }
 done
 mkdir -p "$VT_STATE"
+RECORDS=$VT_STATE/bench-records
+: > "$RECORDS"
 
 fss=
 for fs in $BENCH_FS; do
 	if prepare "$fs" 2>&1; then
 		fss="$fss $fs"
-		want enable && tap 0 "$fs: ENABLE and MEASURE across $SIZES MiB"
+		want enable && tap "$(enable_check "$fs" > "$VT_STATE/enable-check"; echo $?)" \
+			"$fs: ENABLE and MEASURE across $SIZES MiB" "$(cat "$VT_STATE/enable-check")"
 	else
 		tap 1 "$fs: making the filesystem and the test files" "see above"
 	fi
