@@ -7,89 +7,95 @@ export FLAVOR KSRC VTEST_FILTER VTEST_TIMEOUT VTEST_GROUP_TIMEOUT VTEST_HUNG_TAS
 
 S := scripts
 
-.PHONY: all deps tree patch kernel initramfs host-test boot selftest check \
+PHONY_TARGETS := all deps tree patch kernel initramfs host-test boot selftest check \
 	checkpatch kernel-doc bisect distro-build lowmem crash \
 	demo bench shell devtree export clean distclean help
+.PHONY: $(PHONY_TARGETS)
 
 all: check
 
-help:
-	@sed -n 's/^## //p' README.md
+# Every target has a '## ' description on its rule line: 'make help' lists
+# them, and names any target of .PHONY that lacks one.
+help: ## list the targets, one line each
+	@awk -F ':.*## ' '/^[a-z-]+:.*## / { printf "  make %-13s %s\n", $$1, $$2 }' $(firstword $(MAKEFILE_LIST))
+	@for t in $(filter-out all,$(PHONY_TARGETS)); do \
+		grep -q "^$$t:.*## " $(firstword $(MAKEFILE_LIST)) || echo "  make $$t (no description: add one to the Makefile)"; \
+	done
 
-deps:
+deps: ## install the Debian packages the project uses (as root)
 	@$(S)/deps.sh
 
-tree: deps
+tree: deps ## extract the pristine kernel tree into build/pristine
 	@$(S)/tree.sh
 
-patch: tree
+patch: tree ## apply patches/series to build/linux (no fuzz; offsets are warned about)
 	@$(S)/patch.sh
 
-kernel: patch
+kernel: patch ## build the test kernel (FLAVOR=debug: the debug one)
 	@$(S)/kernel.sh
 
-initramfs: deps
+initramfs: deps ## build build/initramfs.cpio.gz (busybox, tools, the suite)
 	@$(S)/initramfs.sh
 
-host-test: deps
+host-test: deps ## the utility's host tests
 	@tests/host/run.sh
 
 # Boot the kernel already built, with a fresh initramfs (no kernel build).
-boot: initramfs
+boot: initramfs ## boot the kernel already built and run the suite (no kernel build)
 	@$(S)/boot.sh test
 
-checkpatch: tree
+checkpatch: tree ## checkpatch --strict over every patch
 	@$(S)/checkpatch.sh
 
-kernel-doc: patch
+kernel-doc: patch ## kernel-doc over fs/verity and include/linux/fsverity.h
 	@$(S)/kerneldoc.sh
 
 # Every patch of the series builds (no new warning); so do the config variants.
-bisect: tree initramfs
+bisect: tree initramfs ## build after each patch and the config variants; boot the last
 	@$(S)/bisect.sh
 
 # The directories the series touches, built with Debian's kernel config.
-distro-build: patch
+distro-build: patch ## build the touched directories with Debian's config, against the pristine tree
 	@$(S)/distro-build.sh
 
 # The core groups in 128 MiB guests; crash consistency of ENABLE.
-lowmem: kernel initramfs
+lowmem: kernel initramfs ## the core groups in guests of 128 MiB
 	@$(S)/lowmem.sh
 
-crash: kernel initramfs
+crash: kernel initramfs ## crash consistency of ENABLE: kill the guest, check on the next boot
 	@$(S)/crash.sh
 
-selftest: kernel initramfs
+selftest: kernel initramfs ## boot deliberately broken runs: the harness must reject each
 	@$(S)/selftest.sh
 
 # CHECK_ALL=1 adds distro-build, smp-stress, lowmem, crash and bisect (CI does).
-check: kernel initramfs
+check: kernel initramfs ## host tests, review checks, self-test, the suite in QEMU (CHECK_ALL=1: all)
 	@$(S)/check.sh
 
-demo: kernel initramfs
+demo: kernel initramfs ## boot the fs-verity walk-through, which checks what it shows
 	@$(S)/boot.sh demo
 
-# The benchmark of issue #9: one VM boot in vtest.mode=bench, the host-side
-# setup benchmark, then build/bench/results.md and the PNG plots.
-bench: kernel initramfs
+# The benchmark: one VM boot in vtest.mode=bench, the host-side setup
+# benchmark, then build/bench/results.md, the PNG plots and the goals.
+bench: kernel initramfs ## the benchmark: one VM boot, results in build/bench/; fails on a goal NOT met
 	@$(S)/bench.sh
 
-shell: kernel initramfs
+shell: kernel initramfs ## an interactive shell in the guest, scratch disks attached
 	@$(S)/boot.sh shell
 
-devtree: patch
+devtree: patch ## build/devtree: the pristine tree with the series as git commits
 	@$(S)/devtree.sh
 
-export:
+export: ## regenerate patches/ from build/devtree
 	@$(S)/export.sh
 
-clean:
+clean: ## remove the build output
 	rm -rf build/obj-* build/initramfs* build/disks build/logs build/tools \
 		build/vm-helpers build/kvm-probe.* build/linux.patchwork
 	$(MAKE) -s -C tools clean
 	[ ! -f tests/vm/helpers/Makefile ] || $(MAKE) -s -C tests/vm/helpers clean
 
-distclean:
+distclean: ## remove the whole build/ folder
 	rm -rf build
 	$(MAKE) -s -C tools clean
 	[ ! -f tests/vm/helpers/Makefile ] || $(MAKE) -s -C tests/vm/helpers clean

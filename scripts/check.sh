@@ -9,8 +9,10 @@
 # lowmem, 1.5 min), the crash-consistency boots (make crash, 1 min) and
 # make bisect, which builds every patch of the series and the config
 # variants (26 minutes from scratch, seconds when nothing changed).  Each
-# part prints TAP lines and its own closing line; the last line totals
-# them: "N passed, M failed[, K skipped]".
+# part prints TAP lines and its own closing line; at the end come each
+# part's count ("# PART: N passed, M failed"), the suite's in the VMs
+# ("VM tests (the suite in QEMU): N passed, M failed") and last the total
+# of all parts: "N passed, M failed[, K skipped]".
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -20,6 +22,11 @@ total_fail=0
 total_skip=0
 failed_parts=()
 times=()
+# The closing line of each part, and the part that is the suite in the VMs,
+# whose count is printed on its own line before the total.
+part_counts=()
+VM_PART=vm-suite
+vm_closing=
 
 # tally NAME LOG RC: add up the closing line of a finished part.  A part
 # that ends without one counts as one failure.
@@ -29,8 +36,11 @@ tally() {
 	if [ -z "$closing" ]; then
 		total_fail=$((total_fail + 1))
 		failed_parts+=("$name (no closing line)")
+		part_counts+=("$name: no closing line (counted as 1 failure)")
 		return
 	fi
+	part_counts+=("$name: $closing")
+	[ "$name" != "$VM_PART" ] || vm_closing=$closing
 	read -r p f k < <(closing_counts "$closing")
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
@@ -86,7 +96,7 @@ finish_part harness-selftest
 # The metadata fuzzer runs 5000 ENABLE cases per filesystem in CI
 # (CHECK_ALL=1) and 1500 in the edit-and-test loop; VFUZZ_CASES overrides.
 if [ "${CHECK_ALL:-0}" = 1 ]; then fuzz=${VFUZZ_CASES:-5000}; else fuzz=${VFUZZ_CASES:-1500}; fi
-run_part vm-suite env VTEST_CMDLINE="vfuzz.cases=$fuzz${VTEST_CMDLINE:+ $VTEST_CMDLINE}" \
+run_part "$VM_PART" env VTEST_CMDLINE="vfuzz.cases=$fuzz${VTEST_CMDLINE:+ $VTEST_CMDLINE}" \
 	"$ROOT/scripts/boot.sh" test
 if [ "${CHECK_ALL:-0}" = 1 ]; then
 	run_part distro-build "$ROOT/scripts/distro-build.sh"
@@ -102,6 +112,11 @@ fi
 
 info "make check took $(($(date +%s) - start)) s after the build ($(IFS=,; echo "${times[*]}" | sed 's/,/, /g'))"
 [ ${#failed_parts[@]} -eq 0 ] || info "failed: ${failed_parts[*]}"
+# The counts: per part, the VM suite's alone, then the total of every part
+# (host tests, review checks, self-test, the suite and, with CHECK_ALL,
+# the other boots and builds) as the closing line.
+printf '# %s\n' "${part_counts[@]}"
+echo "VM tests (the suite in QEMU): ${vm_closing:-none: the suite did not report}"
 summary="$total_pass passed, $total_fail failed"
 [ "$total_skip" -eq 0 ] || summary+=", $total_skip skipped"
 echo "$summary"

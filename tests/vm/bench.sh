@@ -1,5 +1,5 @@
 #!/bin/sh
-# The fs-verity benchmark of issue #9, run by `make bench` (vtest.mode=bench):
+# The fs-verity benchmark, run by `make bench` (vtest.mode=bench):
 # every number comes with its baseline from this same boot; the host side
 # (scripts/bench.sh) takes the medians and the ratios.
 #
