@@ -9,7 +9,7 @@ S := scripts
 
 PHONY_TARGETS := all deps tree patch kernel initramfs host-test boot selftest check \
 	checkpatch kernel-doc bisect distro-build lowmem crash \
-	demo bench shell devtree export clean distclean help
+	demo bench shell devtree export rebase-check clean distclean help
 .PHONY: $(PHONY_TARGETS)
 
 all: check
@@ -86,8 +86,13 @@ shell: kernel initramfs ## an interactive shell in the guest, scratch disks atta
 devtree: patch ## build/devtree: the pristine tree with the series as git commits
 	@$(S)/devtree.sh
 
-export: ## regenerate patches/ from build/devtree
+export: ## regenerate patches/ from build/devtree and record BASE_VERSION
 	@$(S)/export.sh
+
+# The series on every linux-source-6.1 version the archive offers (not part
+# of make check: it downloads the packages).
+rebase-check: ## how each patch applies to every linux-source-6.1 version the archive offers
+	@$(S)/rebase-check.sh
 
 clean: ## remove the build output
 	rm -rf build/obj-* build/initramfs* build/disks build/logs build/tools \

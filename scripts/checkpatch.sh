@@ -16,7 +16,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ -x "$PRISTINE/scripts/checkpatch.pl" ] || die "no $PRISTINE/scripts/checkpatch.pl: run 'make tree'"
-mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$ROOT/patches/series")
+mapfile -t patches < <(series_patches)
 allowed='does MAINTAINERS need updating\?'
 # checkpatch's --terse lines: FILE:LINE: LEVEL: message
 message_re=': (ERROR|WARNING|CHECK):'

@@ -47,3 +47,15 @@ mv "$tmp"/*.patch "$ROOT/patches/"
 rmdir "$tmp"
 (cd "$ROOT/patches" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$ROOT/patches/series"
 info "exported $n patches to patches/"
+
+# The series is now made for the version of the tree devtree started from.
+version=$(cat "$BUILD/pristine.version")
+case $version in
+KSRC:*) info "the tree came from KSRC, not a Debian version: BASE_VERSION stays $(base_version)" ;;
+"$(base_version)") ;;
+*)
+	sed -i "s/^$(base_version | sed 's/[.]/[.]/g')\$/$version/" "$BASE_VERSION_FILE"
+	[ "$(base_version)" = "$version" ] || die "could not record $version in $BASE_VERSION_FILE"
+	info "BASE_VERSION: the series is now made for $SRC_PKG $version"
+	;;
+esac

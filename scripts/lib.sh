@@ -9,6 +9,8 @@ FLAVOR=${FLAVOR:-test}
 SRC_PKG=linux-source-6.1
 SRC_TARBALL=${SRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 PRISTINE=$BUILD/pristine            # extracted (or KSRC-linked) pristine tree
+# The file naming the Debian version of $SRC_PKG the series is made for.
+BASE_VERSION_FILE=$ROOT/BASE_VERSION
 # The tree with the series applied and the kernel build output (make O=);
 # 'make bisect' points both elsewhere with LINUX_TREE and KOBJ.
 LINUX=${LINUX_TREE:-$BUILD/linux}
@@ -24,9 +26,24 @@ info() {
 	printf '==> %s\n' "$*" >&2
 }
 
+# FLAVOR=i386 is the test kernel built for 32-bit x86 (configs/i386.config),
+# with a 32-bit initramfs, booted by qemu-system-i386 (scripts/i386.sh).
+# KARCH is the kernel's ARCH, INITRAMFS the flavor's initramfs, QEMU the
+# emulator and GUEST_MEM the guest's default memory in MiB.
+KARCH=x86_64
+INITRAMFS=$BUILD/initramfs.cpio.gz
+QEMU=qemu-system-x86_64
+GUEST_MEM=1024
 case $FLAVOR in
 test|debug) ;;
-*) die "unknown FLAVOR '$FLAVOR': use FLAVOR=test (default) or FLAVOR=debug" ;;
+i386)
+	KARCH=i386
+	INITRAMFS=$BUILD/initramfs-i386.cpio.gz
+	QEMU=qemu-system-i386
+	# Over the ~890 MiB of lowmem: the rest is highmem.
+	GUEST_MEM=1536
+	;;
+*) die "unknown FLAVOR '$FLAVOR': use FLAVOR=test (default), FLAVOR=debug or FLAVOR=i386" ;;
 esac
 
 # Number of parallel jobs for kernel builds.
@@ -60,4 +77,39 @@ tap_report() {
 		tap_fail=$((tap_fail + 1))
 	fi
 	[ -z "${3:-}" ] || [ ! -s "$3" ] || sed 's/^/# /' "$3"
+}
+
+# base_version: the version of $SRC_PKG the series is made for
+base_version() {
+	sed 's/#.*//' "$BASE_VERSION_FILE" | awk 'NF { print $1; exit }'
+}
+
+# archive_versions: the versions of $SRC_PKG the package archive offers
+# (apt-cache madison), each once, oldest first
+archive_versions() {
+	apt-cache madison "$SRC_PKG" 2>/dev/null | awk -F'|' '{ gsub(/[[:space:]]/, "", $2); print $2 }' |
+		sort -u -V
+}
+
+# wanted_src_version: the version of $SRC_PKG to install: the series' base
+# when the archive offers it, otherwise the newest it offers (apt's
+# candidate); nothing when apt knows no version
+wanted_src_version() {
+	local base
+	base=$(base_version)
+	if archive_versions | grep -qxF -- "$base"; then
+		echo "$base"
+	else
+		apt-cache policy "$SRC_PKG" 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -v '(none)' || true
+	fi
+}
+
+# series_patches: the patch files patches/series lists, in order
+series_patches() {
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$ROOT/patches/series"
+}
+
+# patch_files PATCH...: the paths the patches touch, both sides of renames
+patch_files() {
+	sed -n 's|^diff --git a/\(.*\) b/\(.*\)$|\1\n\2|p' "$@"
 }

@@ -15,7 +15,7 @@ series=$ROOT/patches/series
 [ -f "$series" ] || die "$series is missing"
 [ -d "$PRISTINE" ] || die "no pristine tree in $PRISTINE: run 'make tree' first"
 
-mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$series")
+mapfile -t patches < <(series_patches)
 for p in "${patches[@]}"; do
 	[ -f "$ROOT/patches/$p" ] || die "patches/series lists '$p', but patches/$p does not exist"
 done
@@ -47,9 +47,7 @@ fi
 
 # Files named by the series (both sides of renames), plus those the previous
 # application touched, which may need restoring to pristine.
-touched=$(for p in "${patches[@]}"; do
-	sed -n 's|^diff --git a/\(.*\) b/\(.*\)$|\1\n\2|p' "$ROOT/patches/$p"
-done)
+touched=$(for p in "${patches[@]}"; do patch_files "$ROOT/patches/$p"; done)
 all=$( { printf '%s\n' "$touched"; cat "$files_list" 2>/dev/null || true; } | sed '/^$/d' | sort -u)
 
 work=$LINUX.patchwork
@@ -69,7 +67,10 @@ for p in "${patches[@]}"; do
 	if ! out=$(patch -d "$work" -p1 --fuzz=0 --forward --batch --no-backup-if-mismatch \
 		--reject-file=- <"$ROOT/patches/$p" 2>&1); then
 		printf '%s\n' "$out" | grep -E 'patching file|FAILED|malformed|can.t find|Reversed|No file' >&2 || printf '%s\n' "$out" >&2
-		die "patch $n ($p) does not apply to $(cat "$BUILD/pristine.version") without fuzz (see the hunks above); rebase it: 'make devtree', fix the commit, 'make export'"
+		base=$(base_version)
+		made_for=
+		[ "$(cat "$BUILD/pristine.version")" = "$base" ] || made_for=" (the series is made for $base: 'make rebase-check' shows how each patch fares on each version)"
+		die "patch $n ($p) does not apply to $(cat "$BUILD/pristine.version") without fuzz (see the hunks above)$made_for; rebase it: 'make devtree', fix the commit, 'make export'"
 	fi
 	if offsets=$(printf '%s\n' "$out" | grep -E 'offset|fuzz'); then
 		printf '%s\n' "$offsets" | sed "s|^|$p: |" >&2

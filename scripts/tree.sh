@@ -4,6 +4,8 @@
 # By default extract Debian's linux-source-6.1 tarball and record the package
 # version it came from; extract again when that version changes.  With
 # KSRC=/path, use that existing pristine tree instead (linked, not copied).
+# When the installed version is not the one the series is made for
+# (BASE_VERSION), says so, and whether the archive still offers that one.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -19,6 +21,14 @@ else
 		die "$SRC_PKG is not installed: run 'make deps' (or set KSRC=/path/to/tree)"
 	[ -f "$SRC_TARBALL" ] ||
 		die "$SRC_TARBALL is missing although $SRC_PKG is installed: reinstall it (apt-get install --reinstall $SRC_PKG)"
+	base=$(base_version)
+	if [ "$version" != "$base" ]; then
+		if archive_versions | grep -qxF -- "$base"; then
+			info "warning: $SRC_PKG $version is installed, but the series is made for $base, which the archive offers: install it as root with 'make deps' (apt-get install $SRC_PKG=$base)"
+		else
+			info "warning: the series is made for $SRC_PKG $base, which the archive no longer offers; using the installed $version ('make deps' installs the newest): patches may not apply ('make rebase-check' shows which), refresh them with 'make devtree export'"
+		fi
+	fi
 fi
 
 if [ -e "$PRISTINE" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$version" ]; then
