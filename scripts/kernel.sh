@@ -2,9 +2,11 @@
 # Configure and build the test kernel (bzImage) from the patched tree.
 #
 # The configuration is tinyconfig plus the committed fragments in configs/
-# (test.config, and debug.config for FLAVOR=debug).  After olddefconfig every
-# option a fragment asks for is checked, because olddefconfig silently drops
-# options whose dependencies are not met.  The .config is only replaced when
+# (test.config, and debug.config for FLAVOR=debug; for FLAVOR=i386 also
+# i386.config, and ARCH=i386).  After olddefconfig every option a fragment
+# asks for is checked (the last fragment that names an option decides its
+# value), because olddefconfig silently drops options whose dependencies
+# are not met.  The .config is only replaced when
 # its content changes, so incremental builds stay incremental.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -15,11 +17,12 @@ set -euo pipefail
 # and BUILD_TAG the name of the logs ('make bisect' sets all three).
 fragments=("${BASE_CONFIG:-$ROOT/configs/test.config}")
 [ "$FLAVOR" = debug ] && fragments+=("$ROOT/configs/debug.config")
+[ "$FLAVOR" = i386 ] && fragments+=("$ROOT/configs/i386.config")
 fragments+=(${EXTRA_CONFIG:+"$EXTRA_CONFIG"})
 
 mkdir -p "$OBJ" "$LOGS"
 kmake() {
-	make -C "$LINUX" O="$OBJ" ARCH=x86_64 "$@"
+	make -C "$LINUX" O="$OBJ" ARCH="$KARCH" "$@"
 }
 
 # tinyconfig is made in a folder of its own: its last step merges the
@@ -39,7 +42,7 @@ tiny_key=$(cd "$LINUX" && {
 if [ ! -f "$tiny/.config" ] || [ "$(cat "$tiny/key" 2>/dev/null)" != "$tiny_key" ]; then
 	mkdir -p "$tiny"
 	rm -f "$tiny/.config" "$tiny/key"
-	make -C "$LINUX" O="$tiny" ARCH=x86_64 -s tinyconfig >/dev/null 2>&1 || die "make tinyconfig failed in $tiny"
+	make -C "$LINUX" O="$tiny" ARCH="$KARCH" -s tinyconfig >/dev/null 2>&1 || die "make tinyconfig failed in $tiny"
 	echo "$tiny_key" >"$tiny/key"
 fi
 new=.config.new
@@ -52,8 +55,24 @@ kmake -s KCONFIG_CONFIG=$new olddefconfig >/dev/null 2>"$LOGS/kconfig-$tag.log" 
 }
 rm -f "$OBJ/$new.old"
 
-missing=()
+# The requested value of each option: the last line naming it.
+declare -A want
+order=()
 while IFS= read -r line; do
+	case $line in
+	CONFIG_*=*) opt=${line%%=*} ;;
+	"# CONFIG_"*" is not set")
+		opt=${line#\# }
+		opt=${opt%% *}
+		;;
+	*) continue ;;
+	esac
+	[ -n "${want[$opt]+set}" ] || order+=("$opt")
+	want[$opt]=$line
+done < <(cat "${fragments[@]}")
+missing=()
+for opt in "${order[@]}"; do
+	line=${want[$opt]}
 	case $line in
 	CONFIG_*=*)
 		grep -qxF "$line" "$OBJ/$new" || missing+=("$line (got: $(grep -E "^(# )?${line%%=*}[= ]" "$OBJ/$new" || echo absent))")
@@ -64,7 +83,7 @@ while IFS= read -r line; do
 		! grep -q "^$opt=" "$OBJ/$new" || missing+=("$line (got: $(grep "^$opt=" "$OBJ/$new"))")
 		;;
 	esac
-done < <(cat "${fragments[@]}")
+done
 if [ ${#missing[@]} -gt 0 ]; then
 	printf '  %s\n' "${missing[@]}" >&2
 	die "olddefconfig dropped ${#missing[@]} requested option(s) (above): their dependencies are not met; fix ${fragments[*]#"$ROOT"/}"
