@@ -17,7 +17,7 @@
 # Environment: VTEST_FILTER (test-name glob), VTEST_TIMEOUT (seconds),
 # VTEST_GROUP_TIMEOUT (seconds, the default limit of a test group, see
 # tests/vm/run), VTEST_HUNG_TASK_SECS (the guest's hung-task timeout),
-# VTEST_MEM (MiB), VTEST_ACCEL (auto|tcg|kvm), VTEST_CMDLINE (extra words), VTEST_INJECT (fail|panic|hang,
+# VTEST_MEM (MiB; default 1024, 1536 for FLAVOR=i386), VTEST_ACCEL (auto|tcg|kvm), VTEST_CMDLINE (extra words), VTEST_INJECT (fail|panic|hang,
 # for the harness self-test), VTEST_DISK_SIZE (per scratch disk), BOOT_TAG
 # (names the logs; default MODE, or FLAVOR-MODE), KOBJ (the kernel's build
 # folder), VTEST_SPLIT (auto|0|1), VTEST_DISKDIR (keep the scratch disks in
@@ -34,10 +34,10 @@ mode=${1:-test}
 case $mode in test|demo|bench|shell|crash1|crash2) ;; *) die "usage: boot.sh test|demo|bench|shell|crash1|crash2" ;; esac
 
 kernel=$OBJ/arch/x86/boot/bzImage
-initrd=$BUILD/initramfs.cpio.gz
+initrd=$INITRAMFS
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel'"
 [ -f "$initrd" ] || die "no initramfs at $initrd: run 'make initramfs'"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: run 'make deps'"
+command -v "$QEMU" >/dev/null || die "$QEMU is missing: run 'make deps'"
 
 # A task blocked (D state) for longer than this many seconds is a hung task;
 # the guest panics on it, and on a soft lockup (where the config has the
@@ -71,7 +71,7 @@ elif [ "$split" = 1 ]; then
 else
 	smp=2
 fi
-qemu_base=(qemu-system-x86_64 -M pc -smp "$smp" -m "${VTEST_MEM:-1024}" -nodefaults -display none
+qemu_base=("$QEMU" -M pc -smp "$smp" -m "${VTEST_MEM:-$GUEST_MEM}" -nodefaults -display none
 	-no-reboot -kernel "$kernel" -initrd "$initrd")
 
 # KVM is used only when a short boot of this very kernel under KVM reaches
