@@ -19,6 +19,18 @@
  *                                status; MODE w (O_WRONLY fd), rw (O_RDWR fd),
  *                                r (O_RDONLY fd), mmap (a shared writable
  *                                mapping, the fd itself closed)
+ *   vioctl cow FILE CMD...       map FILE's first two pages MAP_PRIVATE,
+ *                                write a marker into the first (its private
+ *                                copy-on-write copy), run CMD, then print
+ *                                "kept" or "LOST" for the marker and the
+ *                                second page's first 8 bytes in hex (read
+ *                                through the mapping after CMD; "SIGBUS" if
+ *                                that read faults), exit with CMD's status
+ *   vioctl readpast FILE OFF N   N rounds: wait until FILE opens (the first
+ *                                open after drop_caches sets it up), then
+ *                                pread at OFF (the data size); prints
+ *                                "exposed BYTES" when a read returned bytes
+ *                                there, else "none"
  */
 #include "common.h"
 #include <fcntl.h>
@@ -26,6 +38,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -198,10 +212,104 @@ static int do_hold(const char *mode, const char *path, char **cmd)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+static int run_cmd(char **cmd)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", errname(errno));
+	if (pid == 0) {
+		execvp(cmd[0], cmd);
+		die("exec %s: %s", cmd[0], errname(errno));
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		die("waitpid: %s", errname(errno));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static sigjmp_buf bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_jmp, 1);
+}
+
+#define COW_MARKER "private copy-on-write page of vioctl cow"
+
+static int do_cow(const char *path, char **cmd)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	volatile unsigned char *second;
+	unsigned char head[8];
+	char *p;
+	int fd, rc, i;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("cow: open %s: %s", path, errname(errno));
+	p = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		die("cow: mmap %s: %s", path, errname(errno));
+	close(fd);
+	second = (volatile unsigned char *)p + ps;
+	(void)second[0];	/* map the second page from the page cache */
+	memcpy(p, COW_MARKER, sizeof(COW_MARKER));
+
+	rc = run_cmd(cmd);
+
+	printf("%s", memcmp(p, COW_MARKER, sizeof(COW_MARKER)) ? "LOST" : "kept");
+	signal(SIGBUS, on_sigbus);
+	if (sigsetjmp(bus_jmp, 1)) {
+		printf(" SIGBUS\n");
+		return rc;
+	}
+	for (i = 0; i < 8; i++)
+		head[i] = second[i];
+	printf(" ");
+	for (i = 0; i < 8; i++)
+		printf("%02x", head[i]);
+	printf("\n");
+	return rc;
+}
+
+static int do_readpast(const char *path, unsigned long long off,
+		       unsigned long long rounds)
+{
+	unsigned long long r;
+	unsigned char buf[64];
+	ssize_t n;
+	int fd, i;
+
+	for (r = 0; r < rounds; r++) {
+		do {
+			fd = open(path, O_RDONLY);
+		} while (fd < 0 && (errno == EINTR || errno == EAGAIN));
+		if (fd < 0) {
+			printf("open:%s\n", errname(errno));
+			return 1;
+		}
+		n = pread(fd, buf, sizeof(buf), off);
+		close(fd);
+		if (n > 0) {
+			printf("exposed ");
+			for (i = 0; i < n && i < 16; i++)
+				printf("%02x", buf[i]);
+			printf(" (round %llu)\n", r);
+			return 1;
+		}
+	}
+	printf("none\n");
+	return 0;
+}
+
 static void usage(void)
 {
 	die("usage: vioctl enable|enable-arg|enable-rw|measure|measure-efault|"
-	    "flags|statx|open|truncate|hold ...  (see the source)");
+	    "flags|statx|open|truncate|hold|cow|readpast ...  (see the source)");
 }
 
 int main(int argc, char **argv)
@@ -239,6 +347,11 @@ int main(int argc, char **argv)
 		return report(truncate(path, parse_u64(argv[3], "length")));
 	if (!strcmp(cmd, "hold") && argc >= 5)
 		return do_hold(argv[2], argv[3], argv + 4);
+	if (!strcmp(cmd, "cow") && argc >= 4)
+		return do_cow(path, argv + 3);
+	if (!strcmp(cmd, "readpast") && argc == 5)
+		return do_readpast(path, parse_u64(argv[3], "offset"),
+				   parse_u64(argv[4], "rounds"));
 	usage();
 	return 2;
 }

@@ -71,7 +71,7 @@ t_fifo() {
 	need_cmd mkfifo
 	rm -f "$D/fifo"
 	mkfifo "$D/fifo" || fail "mkfifo failed"
-	enable_fails EINVAL fifo
+	enable_fails ENOTTY fifo
 }
 
 t_chrdev() {
@@ -79,7 +79,7 @@ t_chrdev() {
 	need_cmd mknod
 	rm -f "$D/null"
 	mknod "$D/null" c 1 3 || fail "mknod failed"
-	enable_fails EINVAL null
+	enable_fails ENOTTY null
 }
 
 t_writer_fd() {
@@ -276,8 +276,8 @@ E="$FS: ENABLE"
 vt_test "$E on a verity file fails EEXIST" t_eexist
 vt_test "$E with a non-NULL argument fails EINVAL, file unchanged" t_arg
 vt_test "$E on a directory fails EISDIR" t_dir
-vt_test "$E on a fifo fails EINVAL" t_fifo
-vt_test "$E on a character device node fails EINVAL" t_chrdev
+vt_test "$E on a fifo fails ENOTTY from the pipe's own ioctl" t_fifo
+vt_test "$E on a character device node fails ENOTTY from its driver" t_chrdev
 vt_test "$E while another fd has the file open for write fails ETXTBSY, unchanged" t_writer_fd
 vt_test "$E through an fd opened O_RDWR fails ETXTBSY, unchanged" t_own_fd
 vt_test "$E while a shared writable mmap exists fails ETXTBSY, unchanged" t_mmap

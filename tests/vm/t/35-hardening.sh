@@ -1,0 +1,263 @@
+#!/bin/sh
+#@ fs: ext4 f2fs
+# Hardening of the fs/verity core against what an attacker or a failing disk
+# can do: another process's private copy-on-write pages survive ENABLE; a
+# failed first open leaves no unverified data page cached; a failure inside
+# ENABLE after the filesystem was asked to set its flag (injected I/O errors)
+# never leaves pages read before ENABLE to be served unverified; racing first
+# opens never read the metadata past the data size; require_signatures also
+# refuses inodes already in the cache; a random read brings in one tree page
+# per level and no metadata page; an extension length near 2^32 is refused.
+#
+# Page-cache contents are observed through the filemap trace events
+# (mm_filemap_add_to_page_cache / mm_filemap_delete_from_page_cache), I/O
+# errors injected with fail_make_request (CONFIG_FAIL_MAKE_REQUEST).
+. "$VT_DIR/lib.sh"
+
+D=$VT_MNT/hd
+W=$VT_WORK/hd
+TRACEFS=/sys/kernel/tracing
+FAILMR=/sys/kernel/debug/fail_make_request
+
+g_setup() {
+	fresh_group "$W"
+}
+vt_setup g_setup
+
+# -------------------------------------------------------------- page cache
+
+# tr_start INO: record the page-cache insertions and deletions of inode
+# INO from now on (taken beforehand: on f2fs, stat() of a verity file sets
+# up its metadata)
+tr_start() {
+	[ -d "$TRACEFS/events/filemap" ] || mount -t tracefs tracefs "$TRACEFS" 2>/dev/null
+	[ -d "$TRACEFS/events/filemap" ] ||
+		fail "no filemap trace events in $TRACEFS (CONFIG_FTRACE and tracefs are needed)"
+	_ino=$1
+	for _e in mm_filemap_add_to_page_cache mm_filemap_delete_from_page_cache; do
+		echo "i_ino == $_ino" > "$TRACEFS/events/filemap/$_e/filter" ||
+			fail "cannot set the filter of trace event $_e"
+		echo 1 > "$TRACEFS/events/filemap/$_e/enable"
+	done
+	echo > "$TRACEFS/trace"
+	echo 1 > "$TRACEFS/tracing_on"
+}
+
+# tr_stop: stop recording; print "add INDEX" and "del INDEX" lines, in order
+tr_stop() {
+	echo 0 > "$TRACEFS/tracing_on"
+	for _e in mm_filemap_add_to_page_cache mm_filemap_delete_from_page_cache; do
+		echo 0 > "$TRACEFS/events/filemap/$_e/enable"
+		echo 0 > "$TRACEFS/events/filemap/$_e/filter"
+	done
+	_mm=$(stat -c '%t %T' "$VT_DEV")
+	_dev=$(printf '%d:%d' "0x${_mm% *}" "0x${_mm#* }")
+	awk -v dev="dev $_dev " 'index($0, dev) == 0 { next }
+	     /mm_filemap_add_to_page_cache/ { op = "add" }
+	     /mm_filemap_delete_from_page_cache/ { op = "del" }
+	     /mm_filemap_/ { for (i = 1; i <= NF; i++)
+				if ($i ~ /^ofs=/) { sub(/^ofs=/, "", $i); print op, $i / 4096 } }' \
+		"$TRACEFS/trace"
+}
+
+# still_cached FIRST LAST < EVENTS: the page indices in FIRST..LAST that
+# were added and not deleted afterwards, space-separated
+still_cached() {
+	awk -v lo="$1" -v hi="$2" '
+		$2 >= lo && $2 <= hi { if ($1 == "add") c[$2] = 1; else delete c[$2] }
+		END { for (i in c) printf "%s ", i }'
+}
+
+# ------------------------------------------------------------- raw device
+
+# raw_set DEVOFF HEX: after unmounting, write HEX at byte DEVOFF of the
+# raw device (physoff gives it, before ENABLE), then mount again
+raw_set() {
+	fs_umount "$VT_MNT" || fail "umount failed"
+	poke "$VT_DEV" "$1" set "$2" > /dev/null || fail "poke $VT_DEV $1 set $2 failed"
+	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount failed"
+}
+
+# mk_setup NAME SIZE SEED: a file set up with `fsverity setup`, not enabled
+mk_setup() {
+	need_helpers
+	need_fsverity
+	gen "$2" "$3" > "$D/$1" || fail "cannot write $D/$1"
+	gen "$2" "$3" > "$W/$1.ref"
+	setup_measure "$D/$1" > "$W/$1.meas" || fail "fsverity setup $D/$1 failed"
+	fsize "$D/$1" > "$W/$1.full"
+}
+
+# mk_verity NAME SIZE SEED: the same, enabled
+mk_verity() {
+	mk_setup "$@"
+	expect "FS_IOC_ENABLE_VERITY $1" OK "$(vioctl enable "$D/$1")"
+}
+
+hex8_at() {	# FILE OFF: the 8 bytes at OFF, in hex
+	dd if="$1" bs=1 skip="$2" count=8 2>/dev/null | od -An -tx1 | tr -d ' \n'
+}
+
+# -------------------------------------------------------------------- tests
+
+# ENABLE must drop the page cache (the pages were read unverified) but not
+# the private copy-on-write copies of another process's MAP_PRIVATE mapping:
+# they are that process's memory.  A page the mapping never wrote is mapped
+# from the page cache again, read and verified.
+t_cow() {
+	mk_setup cow $((3 * BS)) 350
+	out=$(vioctl cow "$D/cow" vioctl enable "$D/cow")
+	expect "ENABLE run under the mapping, then the marker and page 1" \
+		"OK kept $(hex8_at "$W/cow.ref" $BS)" "$(echo $out)"
+	expect "GETFLAGS" verity "$(vioctl flags "$D/cow" | cut -d' ' -f1)"
+}
+
+# A footer pointing into the data (desc_reverse_offset reaching offset 0)
+# makes the first open fail; the data pages read on the way must not stay
+# in the page cache, where a later successful open would serve them
+# without verification.
+t_failed_open_cache() {
+	mk_setup fo $((10 * BS)) 351	# data 0-9, tree 10, descriptor 11
+	ino=$(stat -c %i "$D/fo")
+	fend=$(cat "$W/fo.full")	# the footer ends the set-up file
+	[ "$fend" -le $((16 * BS)) ] || fail "the test file's metadata ends at $fend, past 16 pages"
+	p=$(physoff "$D/fo" $((fend - 12))) || fail "physoff failed"
+	expect "FS_IOC_ENABLE_VERITY" OK "$(vioctl enable "$D/fo")"
+	raw_set "$p" "$(le32 "$fend")"
+	tr_start "$ino"
+	r=$(vioctl open "$D/fo" r)
+	ev=$(tr_stop)
+	expect_one_of "first open with the footer pointing at offset 0" "$r" open:EINVAL open:EBADMSG
+	left=$(echo "$ev" | still_cached 0 9)
+	[ -z "$left" ] || fail "data pages left in the page cache, unverified, after the failed open: $left (events: $(echo $ev))"
+}
+
+le32() {	# N: 8 hex digits, little endian
+	le64 "$1" | cut -c1-8
+}
+
+# Injected write errors make ENABLE fail after the data was written back,
+# while the filesystem commits the verity flag.  Whatever state the inode
+# is left in, a page read before ENABLE must never be served unverified: a
+# block changed on the disk behind the page cache must then fail to read
+# if the file reads as a verity file.
+t_enable_fault() {
+	[ -d "$FAILMR" ] || fail "no $FAILMR (CONFIG_FAIL_MAKE_REQUEST, CONFIG_FAULT_INJECTION_DEBUG_FS)"
+	dev=${VT_DEV#/dev/}
+	[ -e "/sys/block/$dev/make-it-fail" ] || fail "no /sys/block/$dev/make-it-fail"
+	mk_setup ef $((8 * BS)) 352
+	sync
+	cat "$D/ef" > /dev/null		# every page of the file is cached
+	p=$(physoff "$D/ef" $((3 * BS))) || fail "physoff failed"
+	poke "$VT_DEV" "$p" xor ff > /dev/null || fail "poke failed"
+	# Nothing left to write (the atime of the read included): ENABLE's
+	# fsync then writes nothing, and the errors hit ->set_verity().
+	sync
+	# Every bio with data fails from now on; empty flushes pass (space=1).
+	echo 100 > "$FAILMR/probability"
+	echo 1 > "$FAILMR/space"
+	echo -1 > "$FAILMR/times"
+	echo 0 > "$FAILMR/verbose"
+	echo 1 > "/sys/block/$dev/make-it-fail"
+	r=$(vioctl enable "$D/ef")
+	echo 0 > "/sys/block/$dev/make-it-fail"
+	note "ENABLE under injected write errors: $r"
+	[ "$r" != OK ] || fail "ENABLE succeeded although every write failed"
+	fl=$(vioctl flags "$D/ef" | cut -d' ' -f1)
+	if [ "$fl" = verity ]; then
+		got=$(rdtest blocks "$D/ef" "$W/ef.ref")
+		case $got in
+		*" eio=1 "*"bad=3 "*) ;;
+		*) fail "the file reads as verity after the failed ENABLE, block 3 (changed on the disk) must fail: $got" ;;
+		esac
+	fi
+	fs_umount "$VT_MNT" || fail "umount failed"
+	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount failed"
+	fl=$(vioctl flags "$D/ef" | cut -d' ' -f1)
+	note "after a remount the file is ${fl#-}${fl%verity}"
+	if [ "$fl" = verity ]; then
+		expect "measure after the remount" "$(cat "$W/ef.meas")" "$(vioctl measure "$D/ef")"
+		got=$(rdtest blocks "$D/ef" "$W/ef.ref")
+		case $got in
+		*" eio=1 "*"bad=3 "*) ;;
+		*) fail "verity after the remount, block 3 changed on the disk must fail: $got" ;;
+		esac
+	fi
+	fs_fresh > /dev/null || fail "fresh filesystem failed"
+	mkdir -p "$D"
+}
+
+# The info of a verity inode and its data i_size must be published together:
+# a first open racing with others must never read past the data size.
+t_race_first_open() {
+	mk_verity race $((5 * BS + 100)) 353
+	i=0
+	while [ $i -lt 30 ]; do
+		drop_caches
+		for j in 1 2 3 4; do
+			vioctl readpast "$D/race" $((5 * BS + 100)) 1 > "$W/race.$j" &
+		done
+		wait
+		for j in 1 2 3 4; do
+			expect "read at the data size, round $i, reader $j" none "$(cat "$W/race.$j")"
+		done
+		i=$((i + 1))
+	done
+}
+
+# fs.verity.require_signatures=1 refuses unsigned files at open, including
+# one whose inode (and verity info) is still in the cache.
+t_reqsig_cached() {
+	sig_need trusted
+	trap 'sig_require 0' EXIT
+	mk_verity rq $((2 * BS)) 354
+	expect "open of the unsigned file, require_signatures=0" OK "$(vioctl open "$D/rq" r)"
+	sig_require 1 || fail "cannot set require_signatures=1"
+	r=$(vioctl open "$D/rq" r)
+	sig_require 0
+	expect "open of the same cached inode once require_signatures=1" open:EBADMSG "$r"
+	expect "stat still works" $((2 * BS)) "$(fsize "$D/rq")"
+}
+
+# A read of one data block brings in the tree pages on its path, one per
+# level, and nothing past level 0: no speculative read of the descriptor,
+# footer or of pages past the end of the file.
+t_random_read_tree_pages() {
+	mk_verity rr $((300 * BS)) 355	# data 0-299, root 300, level 0 301-303, descriptor 304
+	ino=$(stat -c %i "$D/rr")
+	fs_remount || fail "remount failed"
+	tr_start "$ino"
+	got=$(rdtest sample "$D/rr" "$W/rr.ref" 0 77)
+	ev=$(tr_stop)
+	case $got in *" ok=1 "*) ;; *) fail "read of block 77: $got" ;; esac
+	tree=$(echo "$ev" | awk '$1 == "add" && $2 >= 300 { print $2 }' | sort -n | tr '\n' ' ')
+	expect "tree and metadata pages read for block 77 (the root page, then its level-0 page)" "300 301 " "$tree"
+}
+
+# An unauthenticated PKCS7_SIGNATURE extension whose length is within 8 of
+# 2^32: rounding it up to 8 wraps a 32-bit size_t to 0, so the length must
+# be compared with the bytes left before rounding.
+t_ext_len_wrap() {
+	need_cmd openssl
+	for len in 4294967288 4294967289 4294967292 4294967295; do
+		mk_setup "wr$len" $((2 * BS)) 356
+		head -c 200 /dev/urandom > "$W/wr.sig"
+		vsig add "$D/wr$len" unauth "$W/wr.sig" || fail "vsig add failed"
+		set -- $(vsig where "$D/wr$len")
+		[ $# -eq 2 ] || fail "vsig where failed"
+		poke "$D/wr$len" $(($1 - 8)) set "$(le32 "$len")" > /dev/null || fail "poke failed"
+		sum=$(sum_of "$D/wr$len")
+		expect "ENABLE with a signature extension of length $len" EBADMSG "$(vioctl enable "$D/wr$len")"
+		expect "file unchanged" "$sum" "$(sum_of "$D/wr$len")"
+		rm -f "$D/wr$len"
+	done
+}
+
+H="$FS: hardening:"
+vt_test "$H ENABLE keeps another process's MAP_PRIVATE copy-on-write page, remaps the others verified" t_cow
+vt_test "$H a first open failing on a footer that points into the data leaves no data page cached" t_failed_open_cache
+vt_test "$H ENABLE failing under injected write errors never leaves cached pages served unverified" t_enable_fault
+vt_test "$H racing first opens after drop_caches never read past the data size" t_race_first_open
+vt_test "$H require_signatures=1 refuses an unsigned file whose inode is still cached" t_reqsig_cached
+vt_test "$H a read of one block brings in its tree path only: no level-0 readahead, no metadata page" t_random_read_tree_pages
+vt_test "$H a signature extension length within 8 of 2^32 fails EBADMSG, file unchanged" t_ext_len_wrap
