@@ -8,7 +8,7 @@ export FLAVOR KSRC VTEST_FILTER VTEST_TIMEOUT VTEST_GROUP_TIMEOUT VTEST_HUNG_TAS
 S := scripts
 
 PHONY_TARGETS := all deps tree patch kernel initramfs host-test boot selftest check \
-	checkpatch kernel-doc bisect distro-build lowmem crash \
+	checkpatch kernel-doc bisect distro-build lowmem crash i386 \
 	demo bench shell devtree export rebase-check clean distclean help
 .PHONY: $(PHONY_TARGETS)
 
@@ -17,7 +17,7 @@ all: check
 # Every target has a '## ' description on its rule line: 'make help' lists
 # them, and names any target of .PHONY that lacks one.
 help: ## list the targets, one line each
-	@awk -F ':.*## ' '/^[a-z-]+:.*## / { printf "  make %-13s %s\n", $$1, $$2 }' $(firstword $(MAKEFILE_LIST))
+	@awk -F ':.*## ' '/^[a-z0-9-]+:.*## / { printf "  make %-13s %s\n", $$1, $$2 }' $(firstword $(MAKEFILE_LIST))
 	@for t in $(filter-out all,$(PHONY_TARGETS)); do \
 		grep -q "^$$t:.*## " $(firstword $(MAKEFILE_LIST)) || echo "  make $$t (no description: add one to the Makefile)"; \
 	done
@@ -31,7 +31,7 @@ tree: deps ## extract the pristine kernel tree into build/pristine
 patch: tree ## apply patches/series to build/linux (no fuzz; offsets are warned about)
 	@$(S)/patch.sh
 
-kernel: patch ## build the test kernel (FLAVOR=debug: the debug one)
+kernel: patch ## build the test kernel (FLAVOR=debug: the debug one; FLAVOR=i386: 32-bit)
 	@$(S)/kernel.sh
 
 initramfs: deps ## build build/initramfs.cpio.gz (busybox, tools, the suite)
@@ -65,6 +65,10 @@ lowmem: kernel initramfs ## the core groups in guests of 128 MiB
 crash: kernel initramfs ## crash consistency of ENABLE: kill the guest, check on the next boot
 	@$(S)/crash.sh
 
+# FLAVOR=i386: builds its own kernel and initramfs (build/obj-i386).
+i386: patch deps ## build the i386 kernel (highmem) and initramfs, boot the core groups
+	@$(S)/i386.sh
+
 selftest: kernel initramfs ## boot deliberately broken runs: the harness must reject each
 	@$(S)/selftest.sh
 
@@ -95,8 +99,8 @@ rebase-check: ## how each patch applies to every linux-source-6.1 version the ar
 	@$(S)/rebase-check.sh
 
 clean: ## remove the build output
-	rm -rf build/obj-* build/initramfs* build/disks build/logs build/tools \
-		build/vm-helpers build/kvm-probe.* build/linux.patchwork
+	rm -rf build/obj-* build/initramfs* build/disks build/logs build/tools build/tools-i386 \
+		build/vm-helpers build/vm-helpers-i386 build/i386-root build/kvm-probe.* build/linux.patchwork
 	$(MAKE) -s -C tools clean
 	[ ! -f tests/vm/helpers/Makefile ] || $(MAKE) -s -C tests/vm/helpers clean
 

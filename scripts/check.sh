@@ -107,6 +107,8 @@ if [ "${CHECK_ALL:-0}" = 1 ]; then
 		VTEST_CMDLINE="vtest.groups=70${VTEST_CMDLINE:+ $VTEST_CMDLINE}" "$ROOT/scripts/boot.sh" test
 	run_part low-memory "$ROOT/scripts/lowmem.sh"
 	run_part crash "$ROOT/scripts/crash.sh"
+	# The 32-bit kernel with highmem (build/obj-i386, its own build).
+	run_part i386 env VFUZZ_CASES="$fuzz" "$ROOT/scripts/i386.sh"
 	run_part bisect "$ROOT/scripts/bisect.sh"
 fi
 
