@@ -34,10 +34,10 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 info "bench: load average at start $load_start, $(nproc) host CPUs"
 
 # Wait while another VM runs.
-other_qemu() { pgrep -f qemu-system-x86_64 >/dev/null; }
+other_qemu() { pgrep -f 'qemu-system-(x86_64|i386)' >/dev/null; }
 waited=0
 while other_qemu; do
-	[ $waited = 0 ] && info "bench: another QEMU is running ($(pgrep -f qemu-system-x86_64 | tr '\n' ' ')); waiting for it to finish"
+	[ $waited = 0 ] && info "bench: another QEMU is running ($(pgrep -f 'qemu-system-(x86_64|i386)' | tr '\n' ' ')); waiting for it to finish"
 	[ $waited -ge "${BENCH_WAIT:-1800}" ] && die "another QEMU still runs after ${BENCH_WAIT:-1800} s; try again later"
 	sleep 10
 	waited=$((waited + 10))
