@@ -1,0 +1,159 @@
+/*
+ * vfsops: filesystem ioctls around fs-verity that the other helpers do not
+ * issue, for t/36-fs-hardening.sh.  Prints "OK" (or the value asked for),
+ * or the errno NAME when the call fails, so that shell tests compare
+ * strings.  Exit status: 0 on success, 1 when the call failed, 2 on usage
+ * errors.
+ *
+ *   vfsops clearflags FILE MASK   FS_IOC_GETFLAGS, clear the bits of MASK
+ *                                 (e.g. 0x80000, EXT4_EXTENTS_FL: what
+ *                                 `chattr -e` asks), FS_IOC_SETFLAGS with
+ *                                 the result, through an O_RDONLY fd
+ *   vfsops gc PATH [N]            F2FS_IOC_GARBAGE_COLLECT (foreground,
+ *                                 sync = 1) up to N times (default 1) on an
+ *                                 O_RDONLY fd of PATH (a directory works):
+ *                                 prints "OK" or "runs=K end=ERRNAME", the
+ *                                 errno that stopped it (ENODATA: no victim
+ *                                 left)
+ *   vfsops gc-range PATH DEVOFF   F2FS_IOC_GARBAGE_COLLECT_RANGE, foreground,
+ *                                 of the one block holding device byte
+ *                                 DEVOFF (from physoff): f2fs migrates the
+ *                                 valid blocks of its whole segment
+ *   vfsops inode-block FILE       FIEMAP with FIEMAP_FLAG_XATTR: on f2fs the
+ *                                 first extent is the inline xattr area inside
+ *                                 the inode's node block; prints the device
+ *                                 byte offset of that 4 KiB block
+ *   vfsops advise FILE            getxattr "system.advise" (f2fs: the
+ *                                 inode's i_advise byte, FADVISE_* bits;
+ *                                 opens nothing): prints 0xHH
+ *
+ * Nothing here opens a file for writing.  `vfsops gc` never opens a file
+ * other than PATH.
+ */
+#include "common.h"
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <linux/f2fs.h>		/* the system's UAPI header (linux-libc-dev) */
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+
+#define BLK 4096ULL
+
+static int open_ro(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0) {
+		printf("%s\n", errname(errno));
+		fprintf(stderr, "vfsops: open %s: %s\n", path, errname(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+static int failed(const char *what, const char *path)
+{
+	int e = errno;
+
+	printf("%s\n", errname(e));
+	fprintf(stderr, "vfsops: %s %s: %s\n", what, path, errname(e));
+	return 1;
+}
+
+static int cmd_clearflags(const char *path, const char *mask_s)
+{
+	unsigned long long mask = parse_u64(mask_s, "mask");
+	int fd = open_ro(path);
+	int flags;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+		return failed("FS_IOC_GETFLAGS", path);
+	flags &= ~(int)mask;
+	if (ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0)
+		return failed("FS_IOC_SETFLAGS", path);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_gc(const char *path, const char *n_s)
+{
+	unsigned long long n = n_s ? parse_u64(n_s, "count") : 1, i;
+	int fd = open_ro(path);
+	__u32 sync = 1;
+
+	for (i = 0; i < n; i++) {
+		if (ioctl(fd, F2FS_IOC_GARBAGE_COLLECT, &sync) < 0) {
+			printf("runs=%llu end=%s\n", i, errname(errno));
+			return 1;
+		}
+	}
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_gc_range(const char *path, const char *off_s)
+{
+	struct f2fs_gc_range r = {
+		.sync = 1,
+		.start = parse_u64(off_s, "device offset") / BLK,
+		.len = 1,
+	};
+	int fd = open_ro(path);
+
+	if (ioctl(fd, F2FS_IOC_GARBAGE_COLLECT_RANGE, &r) < 0)
+		return failed("F2FS_IOC_GARBAGE_COLLECT_RANGE", path);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_inode_block(const char *path)
+{
+	struct fiemap *fm;
+	int fd = open_ro(path);
+
+	fm = calloc(1, sizeof(*fm) + 4 * sizeof(struct fiemap_extent));
+	if (!fm)
+		die("out of memory");
+	fm->fm_start = 0;
+	fm->fm_length = ~0ULL;
+	fm->fm_flags = FIEMAP_FLAG_SYNC | FIEMAP_FLAG_XATTR;
+	fm->fm_extent_count = 4;
+	if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0)
+		return failed("FIEMAP(XATTR)", path);
+	if (!fm->fm_mapped_extents || !fm->fm_extents[0].fe_physical) {
+		printf("none\n");
+		fprintf(stderr, "vfsops: %s: FIEMAP_FLAG_XATTR maps nothing\n", path);
+		return 1;
+	}
+	printf("%llu\n", (unsigned long long)(fm->fm_extents[0].fe_physical / BLK * BLK));
+	return 0;
+}
+
+static int cmd_advise(const char *path)
+{
+	unsigned char b;
+
+	if (getxattr(path, "system.advise", &b, 1) != 1)
+		return failed("getxattr(system.advise)", path);
+	printf("0x%02x\n", b);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "clearflags"))
+		return cmd_clearflags(argv[2], argv[3]);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "gc"))
+		return cmd_gc(argv[2], argc == 4 ? argv[3] : NULL);
+	if (argc == 4 && !strcmp(argv[1], "gc-range"))
+		return cmd_gc_range(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "inode-block"))
+		return cmd_inode_block(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "advise"))
+		return cmd_advise(argv[2]);
+	die("usage: vfsops clearflags FILE MASK | gc PATH [N] | gc-range PATH DEVOFF | inode-block FILE | advise FILE");
+	return 2;
+}

@@ -1,0 +1,335 @@
+#!/bin/sh
+#@ fs: ext4 f2fs
+# Hardening of the ext4 and f2fs glue (issue 19): what the owner of a verity
+# file, a tampered disk or an unusual mount can do to it.  ext4: the owner
+# cannot turn a small verity file into a block-mapped one (FS_IOC_SETFLAGS
+# without the extents flag, `chattr -e`); bytes after the footer in the last
+# block cannot make ENABLE succeed and every later open fail.  f2fs: garbage
+# collection before the first open never leaves unverified data cached; a
+# FADVISE_TRUNC_BIT on an enabled inode never lets the first open truncate
+# the tree; stat() of a verity file with bad metadata succeeds (and `ls -l`
+# of 1000 uncached verity files is timed against plain files); ENABLE under
+# checkpoint=disable is refused.
+#
+# Each test starts on a fresh filesystem: several of them damage it on
+# purpose.  The tests of one filesystem only are registered only on it.
+. "$VT_DIR/lib.sh"
+
+D=$VT_MNT/fh
+W=$VT_WORK/fh
+
+g_setup() {
+	fresh_group "$W"
+}
+vt_setup g_setup
+
+# fh_fresh [MOUNT-OPTIONS]: a new filesystem with -O verity, mounted with
+# MOUNT-OPTIONS, and an empty $D
+fh_fresh() {
+	fs_umount "$VT_MNT" || fail "umount failed"
+	fs_mkfs "$VT_DEV" verity || fail "mkfs failed"
+	fs_mount "$VT_DEV" "$VT_MNT" "${1:-}" || fail "mount${1:+ -o $1} failed"
+	mkdir -p "$D" "$W"
+}
+
+# mount_opts: the options $VT_MNT is mounted with (ro or rw first)
+mount_opts() {
+	awk -v m="$VT_MNT" '$2 == m { print $4 }' /proc/mounts
+}
+
+# ------------------------------------------------------------------ ext4
+
+# Item 1: ext4_ind_migrate() turns a verity file of one extent and at most
+# 12 blocks into a block-mapped one; ext4_find_extent() then reads block
+# numbers as an extent header when an open looks for the end of the
+# metadata.
+t_noextents() {
+	need_helpers
+	need_fsverity
+	need_cmd vfsops
+	fh_fresh
+	f=$D/small
+	gen 20000 60 > "$W/small.ref"
+	cp "$W/small.ref" "$f"
+	m=$(setup_measure "$f") || fail "fsverity setup failed"
+	sync
+	full=$(fsize "$f")
+	p0=$(physoff "$f" 0) && pl=$(physoff "$f" $((full - 1))) ||
+		fail "physoff failed"
+	[ $((pl - p0)) -eq $((full - 1)) ] ||
+		fail "precondition: the $full-byte file is not one contiguous extent ($p0, $pl)"
+	expect "ENABLE" OK "$(vioctl enable "$f")"
+	set -- $(vioctl flags "$f")
+	note "flags before: $*"
+	r=$(vfsops clearflags "$f" 0x80000)
+	set -- $(vioctl flags "$f")
+	fl_after=$2
+	note "FS_IOC_SETFLAGS without EXT4_EXTENTS_FL (0x80000): $r; flags after: $*"
+	# errors=remount-ro (Debian's fstab default) makes a filesystem error
+	# visible as a read-only mount
+	fs_umount "$VT_MNT" || fail "umount failed"
+	fs_mount "$VT_DEV" "$VT_MNT" errors=remount-ro || fail "mount failed"
+	s=$(sum_of "$f" 2>/dev/null)
+	m2=$(measure_of "$f")
+	opts=$(mount_opts)
+	note "after remount (errors=remount-ro): checksum $s, measure $m2, mount options $opts"
+	dmesg | grep -i 'EXT4-fs error' | tail -n 3 | while read -r l; do note "kernel: $l"; done
+	expect_one_of "FS_IOC_SETFLAGS clearing EXT4_EXTENTS_FL on a verity file" "$r" \
+		EPERM EOPNOTSUPP EINVAL
+	expect "extents and verity flags after the refused change" 0x180000 \
+		"0x$(printf '%x' $((fl_after & 0x180000)))"
+	expect "checksum after remount" "$(sum_of "$W/small.ref")" "$s"
+	expect "measure after remount" "$m" "$m2"
+	case $opts in rw,*|rw) ;; *) fail "the filesystem is mounted '$opts' after the read, not rw" ;; esac
+	fs_umount "$VT_MNT" || fail "umount failed"
+	fs_check "$VT_DEV" || fail "e2fsck found problems"
+}
+
+# Item 6: ENABLE validates the footer at the pre-enable i_size, opens look
+# for it from the end of the last extent: a non-zero byte after the footer
+# in the same block must not let ENABLE succeed and every later open fail.
+t_post_eof() {
+	need_helpers
+	need_fsverity
+	fh_fresh
+	f=$D/tail
+	gen 20000 61 > "$W/tail.ref"
+	cp "$W/tail.ref" "$f"
+	m=$(setup_measure "$f") || fail "fsverity setup failed"
+	sync
+	full=$(fsize "$f")
+	[ $((full % BS)) -ne 0 ] ||
+		fail "precondition: the set-up file ends on a block boundary ($full bytes)"
+	p=$(physoff "$f" $((full - 1))) || fail "physoff failed"
+	remember tail
+	fs_umount "$VT_MNT" || fail "umount failed"
+	out=$(poke "$VT_DEV" $((p + 1)) set 5a) || fail "poke $VT_DEV failed: $out"
+	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount failed"
+	expect "file unchanged by the write after EOF" "$(cat "$W/tail.state")" \
+		"$(fsize "$f") $(sum_of "$f")"
+	r=$(vioctl enable "$f")
+	note "ENABLE with 0x5a in the byte after the footer (end of i_size, same block): $r"
+	if [ "$r" = EBADMSG ]; then
+		unchanged tail
+		return 0
+	fi
+	expect "ENABLE" OK "$r"
+	fs_remount || fail "remount failed"
+	expect "open after remount" OK "$(vioctl open "$f" r)"
+	expect "checksum after remount" "$(sum_of "$W/tail.ref")" "$(sum_of "$f")"
+	expect "measure after remount" "$m" "$(measure_of "$f")"
+	expect "st_size" 20000 "$(fsize "$f")"
+}
+
+# ------------------------------------------------------------------ f2fs
+
+GC_SIZE=409000			# 100 data blocks, the last one partial
+GC_K=37				# the tampered data block
+
+# Item 2: GC loads the inode and reads its blocks through the page cache
+# before the first open: today without the verity step, and the page stays
+# up to date for the first open to serve.
+t_gc() {
+	need_helpers
+	need_fsverity
+	need_cmd vfsops
+	fh_fresh
+	f=$D/gc
+	ref=$W/gc.ref
+	gen $GC_SIZE 62 > "$ref"
+	cp "$ref" "$f"
+	setup_measure "$f" > /dev/null || fail "fsverity setup failed"
+	sync
+	# moves the current data segment past the file's: GC leaves the
+	# current segments alone
+	gen 4194304 63 > "$D/filler"
+	sync
+	off=$((GC_K * BS + 100))
+	p=$(physoff "$f" $off) || fail "physoff failed"
+	expect "ENABLE" OK "$(vioctl enable "$f")"
+	rm -f "$D/filler"
+	fs_umount "$VT_MNT" || fail "umount failed"
+	out=$(poke "$VT_DEV" "$p" xor ff) || fail "poke $VT_DEV failed: $out"
+	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount failed"
+	# From here until the read, nothing opens or stats $f (on f2fs, stat()
+	# sets up the verity info, which would change GC's path).
+	for i in 1 2 3 4 5; do
+		r=$(vfsops gc-range "$VT_MNT" "$p")
+		[ "$r" = EAGAIN ] || break
+	done
+	note "F2FS_IOC_GARBAGE_COLLECT_RANGE of the segment holding block $GC_K (device offset $p): $r"
+	# ENODATA: background GC emptied the segment first, which is as good
+	expect_one_of "garbage collection of the file's segment" "$r" OK ENODATA
+	got=$(rdtest range "$f" $((GC_K * BS)) $BS "$ref")
+	p2=$(physoff "$f" $off) || fail "physoff after the read failed"
+	[ "$p2" != "$p" ] ||
+		fail "precondition: GC did not move block $GC_K (device offset still $p)"
+	note "GC moved block $GC_K from device offset $p to $p2"
+	expect "first read of the tampered block $GC_K, after GC, before any other open" \
+		"bytes=0 end=EIO data=ok" "$got"
+	expect "pread of every block" \
+		"blocks=100 ok=99 eio=1 mismatch=0 other=0 bad=$GC_K eof=0" \
+		"$(rdtest blocks "$f" "$ref")"
+	drop_caches
+	expect "pread of every block after drop_caches" \
+		"blocks=100 ok=99 eio=1 mismatch=0 other=0 bad=$GC_K eof=0" \
+		"$(rdtest blocks "$f" "$ref")"
+}
+
+# Item 4: finish_preallocate_blocks() runs after fsverity_file_open() and,
+# for an inode whose FADVISE_TRUNC_BIT is set, truncates to i_size, which
+# is then the data size: the tree, descriptor and footer go.  No sequence
+# of system calls leaves the bit set on a file at ENABLE (every write path
+# that sets it clears it before returning, and every first open clears
+# it), so the bit is set in the enabled inode on the raw device, as a crash
+# at the wrong time or a crafted image leaves it; the inode's node block is
+# found with FIEMAP_FLAG_XATTR (the inline xattr area is in it).
+# The data size is a whole number of blocks: with a partial last block the
+# truncation also reads that page, whose verification needs a tree page
+# read under the invalidate lock the truncation holds (on the unfixed
+# series the first open then deadlocks, a hung task, instead of failing).
+TB_SIZE=409600
+
+t_truncbit() {
+	need_helpers
+	need_fsverity
+	need_cmd vfsops
+	fh_fresh
+	f=$D/tb
+	ref=$W/tb.ref
+	gen $TB_SIZE 64 > "$ref"
+	cp "$ref" "$f"
+	m=$(setup_measure "$f") || fail "fsverity setup failed"
+	expect "ENABLE" OK "$(vioctl enable "$f")"
+	sync
+	expect "i_advise after ENABLE (system.advise)" 0x40 "$(vfsops advise "$f")"
+	ino=$(stat -c %i "$f")
+	blk=$(vfsops inode-block "$f") || fail "vfsops inode-block failed: $blk"
+	fs_umount "$VT_MNT" || fail "umount failed"
+	# the node footer (nid, ino at 4072, 4076) names the inode
+	expect "node footer nid and ino of the block at $blk" "$ino $ino" \
+		"$(poke "$VT_DEV" $((blk + 4072)) getle 4) $(poke "$VT_DEV" $((blk + 4076)) getle 4)"
+	adv=$(poke "$VT_DEV" $((blk + 2)) getle 1)
+	[ $((adv & 0x40)) -ne 0 ] || fail "i_advise 0x$(printf '%x' "$adv") has no FADVISE_VERITY_BIT"
+	[ $((adv & 0x80)) -eq 0 ] || fail "i_advise 0x$(printf '%x' "$adv") already has FADVISE_TRUNC_BIT"
+	out=$(poke "$VT_DEV" $((blk + 2)) xor 80) || fail "poke failed: $out"
+	note "i_advise of inode $ino (node block at $blk): $out"
+	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount failed"
+	# getxattr opens nothing: the bit is there for the first open
+	expect "i_advise after the raw write, before any open" 0xc0 "$(vfsops advise "$f")"
+	s1=$(sum_of "$f" 2>/dev/null)
+	m1=$(measure_of "$f")
+	fs_remount || fail "remount failed"
+	o2=$(vioctl open "$f" r)
+	s2=$(sum_of "$f" 2>/dev/null)
+	m2=$(measure_of "$f")
+	expect "checksum at the first open after mount" "$(sum_of "$ref")" "$s1"
+	expect "measure at the first open" "$m" "$m1"
+	expect "open after another remount" OK "$o2"
+	expect "checksum after another remount" "$(sum_of "$ref")" "$s2"
+	expect "measure after another remount" "$m" "$m2"
+	fs_umount "$VT_MNT" || fail "umount failed"
+	fs_check "$VT_DEV" || fail "fsck.f2fs found problems"
+}
+
+NMANY=1000
+
+# mk_many DIR verity|plain: NMANY files of 5000 bytes (verity: set up once,
+# copied, each enabled)
+mk_many() {
+	mkdir -p "$1"
+	gen 5000 65 > "$W/many.t"
+	[ "$2" = verity ] && { setup_measure "$W/many.t" > /dev/null || return 1; }
+	i=0
+	while [ $i -lt $NMANY ]; do
+		cp "$W/many.t" "$1/$i" || return 1
+		if [ "$2" = verity ]; then
+			r=$(vioctl enable "$1/$i")
+			[ "$r" = OK ] || { echo "ENABLE $1/$i: $r"; return 1; }
+		fi
+		i=$((i + 1))
+	done
+}
+
+# ls_time DIR: microseconds `ls -l DIR` takes right after a remount
+ls_time() {
+	fs_remount > /dev/null || return 1
+	r=$(benchio time ls -l "$1")
+	case $r in *status=0) ;; *) echo "ls -l $1: $r" >&2; return 1 ;; esac
+	r=${r#usec=}
+	echo "${r%% *}"
+}
+
+# Item 5: f2fs_getattr() sets up the verity info to report the data size and
+# fails stat() when that fails.
+t_stat_corrupt() {
+	need_helpers
+	need_fsverity
+	need_cmd benchio
+	fh_fresh
+	mk_many "$D/plain" plain || fail "making $NMANY plain files failed"
+	mk_many "$D/verity" verity || fail "making $NMANY verity files failed"
+	tp=$(ls_time "$D/plain") && tv=$(ls_time "$D/verity") || fail "timing ls -l failed"
+	note "$(awk -v n=$NMANY -v p="$tp" -v v="$tv" 'BEGIN { printf "ls -l of %d uncached files (right after mount): plain %.0f ms, verity %.0f ms (%.1fx)", n, p / 1000, v / 1000, (p > 0 ? v / p : 0) }')"
+	f=$D/bad
+	gen 20000 66 > "$f"
+	setup_measure "$f" > /dev/null || fail "fsverity setup failed"
+	set -- $(desc_offset "$f")
+	full=$2
+	p=$(physoff "$f" "$1") || fail "physoff failed"
+	expect "ENABLE" OK "$(vioctl enable "$f")"
+	fs_umount "$VT_MNT" || fail "umount failed"
+	out=$(poke "$VT_DEV" "$p" xor ff) || fail "poke failed: $out"
+	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount failed"
+	st=$(stat -c %s "$f" 2>&1)
+	rs=$?
+	ls=$(ls -l "$D/bad" 2>&1)
+	rl=$?
+	o=$(vioctl open "$f" r)
+	st2=$(stat -c %s "$f" 2>&1)
+	rs2=$?
+	note "descriptor magic flipped: stat: $st; ls -l: $ls; open: $o"
+	expect "stat() of the verity file with a corrupt descriptor (status)" 0 "$rs"
+	expect_one_of "st_size (the data size or the on-disk size)" "$st" 20000 "$full"
+	expect "ls -l of it (status)" 0 "$rl"
+	expect_one_of "open (the corruption is still caught there)" "$o" EINVAL EBADMSG
+	expect "stat() again after the failed open (status)" 0 "$rs2"
+	expect "st_size again" "$st" "$st2"
+}
+
+# Item 8: f2fs_sync_fs() returns 0 without a checkpoint under
+# checkpoint=disable, so ENABLE would report success without making the
+# flag durable: it must be refused instead.
+t_cpdisable() {
+	need_helpers
+	need_fsverity
+	fh_fresh checkpoint=disable
+	case $(mount_opts) in
+	*checkpoint=disable*) ;;
+	*) fail "the filesystem is not mounted with checkpoint=disable: $(mount_opts)" ;;
+	esac
+	f=$D/cp
+	gen 20000 67 > "$f"
+	setup_measure "$f" > /dev/null || fail "fsverity setup failed"
+	remember cp
+	r=$(vioctl enable "$f")
+	note "ENABLE under checkpoint=disable: $r"
+	expect "ENABLE under checkpoint=disable" EOPNOTSUPP "$r"
+	unchanged cp
+	mount -o remount,checkpoint=enable "$VT_MNT" || fail "remount,checkpoint=enable failed"
+	fs_umount "$VT_MNT" || fail "umount failed"
+	fs_check "$VT_DEV" || fail "fsck.f2fs found problems"
+}
+
+if [ "$FS" = ext4 ]; then
+	vt_test "ext4: FS_IOC_SETFLAGS clearing the extents flag (chattr -e) of a small verity file is refused; it reads back after remount, fs stays rw" t_noextents
+	vt_test "ext4: a non-zero byte after the footer in its block: ENABLE fails EBADMSG, or the file opens and reads after remount" t_post_eof
+fi
+if [ "$FS" = f2fs ]; then
+	vt_test "f2fs: GC before the first open caches no unverified data: a tampered block moved by GC reads EIO" t_gc
+	vt_test "f2fs: stat() and ls -l of a verity file with a corrupt descriptor succeed (ls -l of $NMANY uncached files timed)" t_stat_corrupt
+	vt_test "f2fs: ENABLE under checkpoint=disable fails EOPNOTSUPP, file unchanged" t_cpdisable
+	vt_test "f2fs: FADVISE_TRUNC_BIT on an enabled inode: the first open keeps the tree, the file reads and measures, fsck clean" t_truncbit
+fi
+fs_umount "$VT_MNT"
+exit 0
