@@ -50,6 +50,7 @@ struct fsverity_descriptor {
 	__le16 auth_ext_count;	/* number of authenticated extensions */
 	__u8 __reserved2[30];	/* must be 0 */
 };
+
 /* followed by list of 'auth_ext_count' authenticated extensions */
 /*
  * then followed by '__le16 unauth_ext_count' padded to next 8-byte boundary,
@@ -71,6 +72,7 @@ struct fsverity_extension {
 	__le16 type;		/* Type of this extension (see codes above) */
 	__le16 __reserved;	/* Reserved, must be 0 */
 };
+
 /* followed by the payload of 'length - 8' bytes */
 
 /* Extension payload formats */
