@@ -100,7 +100,7 @@ accel() {
 if [ "$(accel)" = kvm ]; then
 	qemu=("${qemu_base[@]}" -enable-kvm -cpu host)
 else
-	qemu=("${qemu_base[@]}" -cpu max)
+	qemu=("${qemu_base[@]}" -cpu "$QEMU_TCG_CPU")
 fi
 info "booting $FLAVOR kernel ($(accel), $smp CPU(s)), mode $mode"
 

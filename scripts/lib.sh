@@ -29,11 +29,13 @@ info() {
 # FLAVOR=i386 is the test kernel built for 32-bit x86 (configs/i386.config),
 # with a 32-bit initramfs, booted by qemu-system-i386 (scripts/i386.sh).
 # KARCH is the kernel's ARCH, INITRAMFS the flavor's initramfs, QEMU the
-# emulator and GUEST_MEM the guest's default memory in MiB.
+# emulator, QEMU_TCG_CPU its CPU under TCG and GUEST_MEM the guest's
+# default memory in MiB.
 KARCH=x86_64
 INITRAMFS=$BUILD/initramfs.cpio.gz
 QEMU=qemu-system-x86_64
 GUEST_MEM=1024
+QEMU_TCG_CPU=max
 case $FLAVOR in
 test|debug) ;;
 i386)
@@ -42,6 +44,10 @@ i386)
 	QEMU=qemu-system-i386
 	# Over the ~890 MiB of lowmem: the rest is highmem.
 	GUEST_MEM=1536
+	# qemu-system-i386's "max" CPU under TCG is an AMD K7 to a 32-bit
+	# kernel, which warns that it is "not suitable for SMP" (a WARNING
+	# that fails the run): the same CPU with Intel's vendor string.
+	QEMU_TCG_CPU=max,vendor=GenuineIntel
 	;;
 *) die "unknown FLAVOR '$FLAVOR': use FLAVOR=test (default), FLAVOR=debug or FLAVOR=i386" ;;
 esac
