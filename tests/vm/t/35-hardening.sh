@@ -7,7 +7,8 @@
 # never leaves pages read before ENABLE to be served unverified; racing first
 # opens never read the metadata past the data size; require_signatures also
 # refuses inodes already in the cache; a random read brings in one tree page
-# per level and no metadata page; an extension length near 2^32 is refused.
+# per level and no metadata page; an extension length near 2^32 is refused;
+# read errors at the first open and during reads give EIO, never wrong bytes.
 #
 # Page-cache contents are observed through the filemap trace events
 # (mm_filemap_add_to_page_cache / mm_filemap_delete_from_page_cache), I/O
@@ -142,9 +143,6 @@ le32() {	# N: 8 hex digits, little endian
 # block changed on the disk behind the page cache must then fail to read
 # if the file reads as a verity file.
 t_enable_fault() {
-	[ -d "$FAILMR" ] || fail "no $FAILMR (CONFIG_FAIL_MAKE_REQUEST, CONFIG_FAULT_INJECTION_DEBUG_FS)"
-	dev=${VT_DEV#/dev/}
-	[ -e "/sys/block/$dev/make-it-fail" ] || fail "no /sys/block/$dev/make-it-fail"
 	mk_setup ef $((8 * BS)) 352
 	sync
 	cat "$D/ef" > /dev/null		# every page of the file is cached
@@ -153,17 +151,12 @@ t_enable_fault() {
 	# Nothing left to write (the atime of the read included): ENABLE's
 	# fsync then writes nothing, and the errors hit ->set_verity().
 	sync
-	# Every bio with data fails from now on; empty flushes pass (space=1).
-	echo 100 > "$FAILMR/probability"
-	echo 1 > "$FAILMR/space"
-	echo -1 > "$FAILMR/times"
-	echo 0 > "$FAILMR/verbose"
 	# The failed commit leaves the filesystem unusable (journal aborted,
 	# checkpoints stopped): the next tests get a fresh one.
-	trap 'echo 0 > "/sys/block/$dev/make-it-fail"; fs_fresh > /dev/null; mkdir -p "$D"' EXIT
-	echo 1 > "/sys/block/$dev/make-it-fail"
+	trap 'fail_off "$VT_DEV"; fs_fresh > /dev/null; mkdir -p "$D"' EXIT
+	fail_on "$VT_DEV"
 	r=$(vioctl enable "$D/ef")
-	echo 0 > "/sys/block/$dev/make-it-fail"
+	fail_off "$VT_DEV"
 	note "ENABLE under injected write errors: $r"
 	[ "$r" != OK ] || fail "ENABLE succeeded although every write failed"
 	fl=$(vioctl flags "$D/ef" | cut -d' ' -f1)
@@ -177,7 +170,11 @@ t_enable_fault() {
 	fs_umount "$VT_MNT" || fail "umount failed"
 	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount failed"
 	fl=$(vioctl flags "$D/ef" | cut -d' ' -f1)
-	note "after a remount the file is ${fl#-}${fl%verity}"
+	if [ "$fl" = verity ]; then
+		note "after a remount the file is a verity file"
+	else
+		note "after a remount the file is not a verity file"
+	fi
 	if [ "$fl" = verity ]; then
 		expect "measure after the remount" "$(cat "$W/ef.meas")" "$(vioctl measure "$D/ef")"
 		got=$(rdtest blocks "$D/ef" "$W/ef.ref")
@@ -186,6 +183,57 @@ t_enable_fault() {
 		*) fail "verity after the remount, block 3 changed on the disk must fail: $got" ;;
 		esac
 	fi
+}
+
+# fail_on DEV: from now on every bio with data to DEV fails (empty flushes
+# pass); fail_off DEV ends it
+fail_on() {
+	[ -d "$FAILMR" ] || fail "no $FAILMR (CONFIG_FAIL_MAKE_REQUEST, CONFIG_FAULT_INJECTION_DEBUG_FS)"
+	[ -e "/sys/block/${1#/dev/}/make-it-fail" ] || fail "no /sys/block/${1#/dev/}/make-it-fail"
+	echo 100 > "$FAILMR/probability"
+	echo 1 > "$FAILMR/space"
+	echo -1 > "$FAILMR/times"
+	echo 0 > "$FAILMR/verbose"
+	echo 1 > "/sys/block/${1#/dev/}/make-it-fail"
+}
+fail_off() {
+	echo 0 > "/sys/block/${1#/dev/}/make-it-fail"
+}
+
+# Read errors from the disk while a verity file is first opened (its
+# metadata) and while it is read (data and tree pages): the open fails,
+# the reads fail with EIO, no byte is ever wrong, and once the disk works
+# again the same inode opens and reads correctly, without a remount.
+t_read_fault() {
+	mk_verity rf $((300 * BS + 1000)) 357
+	# noatime: while the disk fails, the filesystem must have nothing to
+	# write; a fresh one afterwards, should a background write have failed
+	VT_MNT_OPTS=noatime
+	fs_remount || fail "remount failed"
+	trap 'fail_off "$VT_DEV"; fs_fresh > /dev/null; mkdir -p "$D"' EXIT
+	sync
+	fail_on "$VT_DEV"
+	r=$(vioctl open "$D/rf" r)
+	fail_off "$VT_DEV"
+	expect_one_of "first open while the disk fails every read" "$r" EIO EINVAL EBADMSG
+	expect "open once the disk works" OK "$(vioctl open "$D/rf" r)"
+	drop_caches
+	expect "open after drop_caches" OK "$(vioctl open "$D/rf" r)"
+	# The info is set up (the inode stays cached); now data and tree reads fail.
+	fail_on "$VT_DEV"
+	got=$(rdtest blocks "$D/rf" "$W/rf.ref")
+	fail_off "$VT_DEV"
+	case $got in
+	*" mismatch=0 "*) ;;
+	*) fail "reads while the disk fails: wrong bytes returned: $got" ;;
+	esac
+	case $got in
+	*" ok=0 "*) ;;
+	*) note "reads while the disk fails: $got" ;;
+	esac
+	expect "reads once the disk works" "blocks=301 ok=301 eio=0 mismatch=0 other=0 bad=- eof=0" \
+		"$(rdtest blocks "$D/rf" "$W/rf.ref")"
+	expect "measure" "$(cat "$W/rf.meas")" "$(vioctl measure "$D/rf")"
 }
 
 # The info of a verity inode and its data i_size must be published together:
@@ -261,6 +309,7 @@ H="$FS: hardening:"
 vt_test "$H ENABLE keeps another process's MAP_PRIVATE copy-on-write page, remaps the others verified" t_cow
 vt_test "$H a first open failing on a footer that points into the data leaves no data page cached" t_failed_open_cache
 vt_test "$H ENABLE failing under injected write errors never leaves cached pages served unverified" t_enable_fault
+vt_test "$H read errors at the first open and during reads: EIO, never a wrong byte; the inode recovers" t_read_fault
 vt_test "$H racing first opens after drop_caches never read past the data size" t_race_first_open
 vt_test "$H require_signatures=1 refuses an unsigned file whose inode is still cached" t_reqsig_cached
 vt_test "$H a read of one block brings in its tree path only: no level-0 readahead, no metadata page" t_random_read_tree_pages
