@@ -180,7 +180,8 @@ static int do_sample(const char *path, const char *refpath,
 		size_t want;
 
 		if (k < n)
-			blk = (unsigned long long)((unsigned __int128)k * nblocks / n);
+			/* k * nblocks / n, with no product past 64 bits */
+			blk = nblocks / n * k + nblocks % n * k / n;
 		else if (k == n && n > 0)
 			blk = nblocks - 1;
 		else

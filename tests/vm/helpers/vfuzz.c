@@ -2003,8 +2003,9 @@ static int cmd_deep(int argc, char **argv)
 	unsigned int ds, hpb, lg;
 	u8 zhash[64], root[64], *r;
 	struct dblock *v, *p, *q;
-	size_t nv = 0, cap, i, k;
+	size_t nv = 0, cap, i, k, rlen;
 	int fd, rfd, l, full = 0;
+	u64 desc;
 	char m[129];
 	u64 seed, blk;
 
@@ -2092,13 +2093,20 @@ static int cmd_deep(int argc, char **argv)
 			pwrite_all(fd, p->buf, BLK, (b.lstart[p->level] + p->idx) * BLK, out);
 		}
 	}
-	pwrite_all(fd, r, b.len - b.desc, b.desc, out);
+	/*
+	 * b.desc and b.len are size_t, which a 32-bit build wraps for files
+	 * past 4 GiB; their difference, the region's length, stays exact.
+	 */
+	desc = (b.nblocks + b.tree_blocks) * BLK;
+	rlen = b.len - b.desc;
+	pwrite_all(fd, r, rlen, desc, out);
 	if (ftruncate(rfd, b.dsize) < 0 || fsync(fd) < 0 || fsync(rfd) < 0)
 		die("vfuzz deep: ftruncate/fsync: %s", errname(errno));
 	close(fd);
 	close(rfd);
 	hex(m, b.meas, ds);
-	printf("%s:%s %d %zu %zu\n", algs[b.alg].name, m, b.depth, b.desc, b.len);
+	printf("%s:%s %d %llu %llu\n", algs[b.alg].name, m, b.depth,
+	       (unsigned long long)desc, (unsigned long long)(desc + rlen));
 	return 0;
 }
 
