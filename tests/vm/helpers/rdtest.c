@@ -68,9 +68,9 @@ static void load_ref(const char *path)
 	close(fd);
 }
 
-/* Failing indexes, printed as ranges. */
+/* Failing indexes, printed as ranges (long long: past 2^31 on 32-bit too). */
 static char badlist[8192];
-static long last_bad = -2, range_start = -1;
+static long long last_bad = -2, range_start = -1;
 
 static void flush_range(void)
 {
@@ -79,14 +79,14 @@ static void flush_range(void)
 	if (range_start < 0 || l > sizeof(badlist) - 64)
 		return;
 	if (range_start == last_bad)
-		snprintf(badlist + l, sizeof(badlist) - l, "%s%ld",
+		snprintf(badlist + l, sizeof(badlist) - l, "%s%lld",
 			 l ? "," : "", last_bad);
 	else
-		snprintf(badlist + l, sizeof(badlist) - l, "%s%ld-%ld",
+		snprintf(badlist + l, sizeof(badlist) - l, "%s%lld-%lld",
 			 l ? "," : "", range_start, last_bad);
 }
 
-static void add_bad(long i)
+static void add_bad(long long i)
 {
 	if (i != last_bad + 1) {
 		flush_range();
