@@ -1,6 +1,6 @@
 #!/bin/sh
 #@ fs: ext4 f2fs
-# Hardening of the ext4 and f2fs glue (issue 19): what the owner of a verity
+# Hardening of the ext4 and f2fs glue: what the owner of a verity
 # file, a tampered disk or an unusual mount can do to it.  ext4: the owner
 # cannot turn a small verity file into a block-mapped one (FS_IOC_SETFLAGS
 # without the extents flag, `chattr -e`); bytes after the footer in the last
@@ -32,6 +32,18 @@ fh_fresh() {
 	mkdir -p "$D" "$W"
 }
 
+# fh_setup NAME SIZE SEED: f=$D/NAME made of `gen SIZE SEED` (also kept in
+# $W/NAME.ref) and set up, written back; sets m (its measurement) and full
+# (its size with the metadata)
+fh_setup() {
+	f=$D/$1
+	gen "$2" "$3" > "$W/$1.ref"
+	cp "$W/$1.ref" "$f"
+	m=$(setup_measure "$f") || fail "fsverity setup failed"
+	sync
+	full=$(fsize "$f")
+}
+
 # mount_opts: the options $VT_MNT is mounted with (ro or rw first)
 mount_opts() {
 	awk -v m="$VT_MNT" '$2 == m { print $4 }' /proc/mounts
@@ -39,7 +51,7 @@ mount_opts() {
 
 # ------------------------------------------------------------------ ext4
 
-# Item 1: ext4_ind_migrate() turns a verity file of one extent and at most
+# ext4_ind_migrate() turns a verity file of one extent and at most
 # 12 blocks into a block-mapped one; ext4_find_extent() then reads block
 # numbers as an extent header when an open looks for the end of the
 # metadata.
@@ -48,12 +60,7 @@ t_noextents() {
 	need_fsverity
 	need_cmd vfsops
 	fh_fresh
-	f=$D/small
-	gen 20000 60 > "$W/small.ref"
-	cp "$W/small.ref" "$f"
-	m=$(setup_measure "$f") || fail "fsverity setup failed"
-	sync
-	full=$(fsize "$f")
+	fh_setup small 20000 60
 	p0=$(physoff "$f" 0) && pl=$(physoff "$f" $((full - 1))) ||
 		fail "physoff failed"
 	[ $((pl - p0)) -eq $((full - 1)) ] ||
@@ -85,19 +92,14 @@ t_noextents() {
 	fs_check "$VT_DEV" || fail "e2fsck found problems"
 }
 
-# Item 6: ENABLE validates the footer at the pre-enable i_size, opens look
+# ENABLE validates the footer at the pre-enable i_size, opens look
 # for it from the end of the last extent: a non-zero byte after the footer
 # in the same block must not let ENABLE succeed and every later open fail.
 t_post_eof() {
 	need_helpers
 	need_fsverity
 	fh_fresh
-	f=$D/tail
-	gen 20000 61 > "$W/tail.ref"
-	cp "$W/tail.ref" "$f"
-	m=$(setup_measure "$f") || fail "fsverity setup failed"
-	sync
-	full=$(fsize "$f")
+	fh_setup tail 20000 61
 	[ $((full % BS)) -ne 0 ] ||
 		fail "precondition: the set-up file ends on a block boundary ($full bytes)"
 	p=$(physoff "$f" $((full - 1))) || fail "physoff failed"
@@ -126,20 +128,16 @@ t_post_eof() {
 GC_SIZE=409000			# 100 data blocks, the last one partial
 GC_K=37				# the tampered data block
 
-# Item 2: GC loads the inode and reads its blocks through the page cache
-# before the first open: today without the verity step, and the page stays
-# up to date for the first open to serve.
+# GC loads the inode and reads its blocks through the page cache before the
+# first open, without the verity step (the inode has no verity info yet):
+# the first open must not serve such a page.
 t_gc() {
 	need_helpers
 	need_fsverity
 	need_cmd vfsops
 	fh_fresh
-	f=$D/gc
+	fh_setup gc $GC_SIZE 62
 	ref=$W/gc.ref
-	gen $GC_SIZE 62 > "$ref"
-	cp "$ref" "$f"
-	setup_measure "$f" > /dev/null || fail "fsverity setup failed"
-	sync
 	# moves the current data segment past the file's: GC leaves the
 	# current segments alone
 	gen 4194304 63 > "$D/filler"
@@ -176,7 +174,7 @@ t_gc() {
 		"$(rdtest blocks "$f" "$ref")"
 }
 
-# Item 4: finish_preallocate_blocks() runs after fsverity_file_open() and,
+# finish_preallocate_blocks() runs after fsverity_file_open() and,
 # for an inode whose FADVISE_TRUNC_BIT is set, truncates to i_size, which
 # is then the data size: the tree, descriptor and footer go.  No sequence
 # of system calls leaves the bit set on a file at ENABLE (every write path
@@ -195,11 +193,8 @@ t_truncbit() {
 	need_fsverity
 	need_cmd vfsops
 	fh_fresh
-	f=$D/tb
+	fh_setup tb $TB_SIZE 64
 	ref=$W/tb.ref
-	gen $TB_SIZE 64 > "$ref"
-	cp "$ref" "$f"
-	m=$(setup_measure "$f") || fail "fsverity setup failed"
 	expect "ENABLE" OK "$(vioctl enable "$f")"
 	sync
 	expect "i_advise after ENABLE (system.advise)" 0x40 "$(vfsops advise "$f")"
@@ -260,7 +255,7 @@ ls_time() {
 	echo "${r%% *}"
 }
 
-# Item 5: f2fs_getattr() sets up the verity info to report the data size and
+# f2fs_getattr() sets up the verity info to report the data size and
 # fails stat() when that fails.
 t_stat_corrupt() {
 	need_helpers
@@ -297,7 +292,7 @@ t_stat_corrupt() {
 	expect "st_size again" "$st" "$st2"
 }
 
-# Item 8: f2fs_sync_fs() returns 0 without a checkpoint under
+# f2fs_sync_fs() returns 0 without a checkpoint under
 # checkpoint=disable, so ENABLE would report success without making the
 # flag durable: it must be refused instead.
 t_cpdisable() {
