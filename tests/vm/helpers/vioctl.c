@@ -176,42 +176,6 @@ static int mode_flags(const char *mode)
 	return -1;
 }
 
-static int do_hold(const char *mode, const char *path, char **cmd)
-{
-	int fd, status;
-	pid_t pid;
-
-	if (!strcmp(mode, "mmap")) {
-		long ps = sysconf(_SC_PAGESIZE);
-		void *p;
-
-		fd = open(path, O_RDWR);
-		if (fd < 0)
-			die("hold: open %s: %s", path, errname(errno));
-		p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (p == MAP_FAILED)
-			die("hold: mmap %s: %s", path, errname(errno));
-		close(fd);	/* only the mapping keeps write access */
-	} else {
-		fd = open(path, mode_flags(mode));
-		if (fd < 0)
-			die("hold: open %s: %s", path, errname(errno));
-	}
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", errname(errno));
-	if (pid == 0) {
-		if (fd >= 0)
-			close(fd);
-		execvp(cmd[0], cmd);
-		die("hold: exec %s: %s", cmd[0], errname(errno));
-	}
-	if (waitpid(pid, &status, 0) < 0)
-		die("waitpid: %s", errname(errno));
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 static int run_cmd(char **cmd)
 {
 	int status;
@@ -228,6 +192,34 @@ static int run_cmd(char **cmd)
 	if (waitpid(pid, &status, 0) < 0)
 		die("waitpid: %s", errname(errno));
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int do_hold(const char *mode, const char *path, char **cmd)
+{
+	int fd, rc;
+
+	if (!strcmp(mode, "mmap")) {
+		long ps = sysconf(_SC_PAGESIZE);
+		void *p;
+
+		fd = open(path, O_RDWR);
+		if (fd < 0)
+			die("hold: open %s: %s", path, errname(errno));
+		p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			die("hold: mmap %s: %s", path, errname(errno));
+		close(fd);	/* only the mapping keeps write access */
+		return run_cmd(cmd);
+	}
+	fd = open(path, mode_flags(mode));
+	if (fd < 0)
+		die("hold: open %s: %s", path, errname(errno));
+	/* the command must not inherit the fd: only this process holds it */
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		die("hold: fcntl: %s", errname(errno));
+	rc = run_cmd(cmd);
+	close(fd);
+	return rc;
 }
 
 static sigjmp_buf bus_jmp;
