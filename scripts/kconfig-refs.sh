@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# 'make kconfig-refs': no patch of the series may leave the tree referring
+# to a Kconfig symbol that no Kconfig file defines at that step: neither a
+# forward reference (a patch using an option a later patch adds) nor a
+# dangling one (a patch removing an option that C code, a Makefile, a
+# Kconfig dependency, a defconfig or the documentation still names).  This
+# is the rule of the kernel's scripts/checkkconfigsymbols.py --diff, which
+# needs a git history of the tree; this check follows the patches instead.
+#
+# Only the files the series touches change from step to step, so the rest
+# of the pristine tree is indexed once (cached in build/kconfig-refs per
+# pristine version): its CONFIG_ references and its Kconfig definitions.
+# The touched files are copied from the pristine tree and the patches are
+# applied to that copy one by one.  At step k, a symbol is undefined when it
+# is referenced and not defined; patch k fails when it adds an undefined
+# symbol that step k-1 did not have.  One TAP line per patch, then
+# "N passed, M failed".
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ -f "$BUILD/pristine.version" ] || die "no pristine tree: run 'make tree' first"
+work=$BUILD/kconfig-refs
+copy=$work/tree
+mkdir -p "$work"
+mapfile -t patches < <(series_patches)
+mapfile -t touched < <(cd "$ROOT/patches" && patch_files "${patches[@]}" | sort -u)
+
+# refs DIR FILE...: "SYMBOL FILE" for each Kconfig symbol FILE refers to:
+# CONFIG_ names anywhere but in Kconfig files (without the _MODULE suffix
+# that kconfig adds for =m), and the symbols of the dependency, select,
+# imply and condition lines of Kconfig files.
+refs() {
+	local dir=$1
+	shift
+	(cd "$dir" && awk '
+		FNR == 1 { kconfig = (FILENAME ~ /(^|\/)Kconfig[^\/]*$/) }
+		kconfig {
+			line = $0
+			if (line !~ /^[[:space:]]*(depends[[:space:]]+on|select|imply|visible[[:space:]]+if|if|default|range)[[:space:]]/)
+				next
+			gsub(/"[^"]*"/, "", line)
+			sub(/^[[:space:]]*(depends[[:space:]]+on|select|imply|visible[[:space:]]+if|if|default|range)[[:space:]]+/, "", line)
+			while (match(line, /[A-Za-z0-9_]+/)) {
+				sym = substr(line, RSTART, RLENGTH)
+				line = substr(line, RSTART + RLENGTH)
+				if (sym ~ /[A-Z]/ && sym !~ /[a-z]/ && sym !~ /^[0-9]/)
+					print sym, FILENAME
+			}
+			next
+		}
+		{
+			line = $0
+			while (match(line, /CONFIG_[A-Za-z0-9_]+/)) {
+				sym = substr(line, RSTART + 7, RLENGTH - 7)
+				line = substr(line, RSTART + RLENGTH)
+				sub(/_MODULE$/, "", sym)
+				if (sym ~ /[A-Z]/ && sym !~ /[a-z]/)
+					print sym, FILENAME
+			}
+		}' "$@" /dev/null | sort -u)
+}
+
+# defs DIR FILE...: the symbols the Kconfig files among FILE define
+defs() {
+	local dir=$1
+	shift
+	(cd "$dir" && awk '
+		FNR == 1 { kconfig = (FILENAME ~ /(^|\/)Kconfig[^\/]*$/) }
+		kconfig && /^[[:space:]]*(menu)?config[[:space:]]+[A-Za-z0-9_]+/ { print $2 }' "$@" /dev/null | sort -u)
+}
+
+# The index of the untouched pristine files, made once per pristine tree.
+index=$work/index-$(cat "$BUILD/pristine.version")
+if [ ! -s "$index.refs" ] || [ ! -f "$index.defs" ]; then
+	info "indexing the Kconfig symbols of the pristine tree (once per version)"
+	printf '%s\n' "${touched[@]}" >"$work/touched"
+	(cd "$PRISTINE" && find . -path ./.git -prune -o -type f -print | sed 's|^\./||' |
+		grep -vxF -f "$work/touched" | grep -vE '\.(o|a|ko|png|jpg|svg|gz|xz|bin)$' >"$work/untouched")
+	(cd "$PRISTINE" && xargs -d '\n' grep -lI 'CONFIG_' -- <"$work/untouched" 2>/dev/null || true) >"$work/candidates"
+	grep -E '(^|/)Kconfig[^/]*$' "$work/untouched" >>"$work/candidates" || true
+	sort -u -o "$work/candidates" "$work/candidates"
+	mapfile -t candidates <"$work/candidates"
+	refs "$PRISTINE" "${candidates[@]}" >"$index.refs.tmp"
+	grep -E '(^|/)Kconfig[^/]*$' "$work/untouched" | (cd "$PRISTINE" && xargs -d '\n' awk '
+		/^[[:space:]]*(menu)?config[[:space:]]+[A-Za-z0-9_]+/ { print $2 }' /dev/null) |
+		sort -u >"$index.defs"
+	mv "$index.refs.tmp" "$index.refs"
+fi
+
+# The touched files, pristine, then patched step by step.
+rm -rf "$copy"
+mkdir -p "$copy"
+for f in "${touched[@]}"; do
+	[ -f "$PRISTINE/$f" ] || continue
+	mkdir -p "$copy/$(dirname "$f")"
+	cp "$PRISTINE/$f" "$copy/$f"
+done
+
+# undefined K: "SYMBOL FILE" lines of the symbols referenced and not
+# defined at the current state of $copy (step K)
+undefined() {
+	local present=()
+	for f in "${touched[@]}"; do [ -f "$copy/$f" ] && present+=("$f"); done
+	{ defs "$copy" "${present[@]}"; cat "$index.defs"; } | sort -u >"$work/defs-$1"
+	{ refs "$copy" "${present[@]}"; cat "$index.refs"; } | sort -u |
+		awk 'NR == FNR { def[$1] = 1; next } !($1 in def)' "$work/defs-$1" - >"$work/undef-$1"
+}
+
+undefined 0
+for ((k = 1; k <= ${#patches[@]}; k++)); do
+	p=${patches[k - 1]}
+	detail=$work/detail-$k
+	if ! patch -s -p1 -d "$copy" --no-backup-if-mismatch <"$ROOT/patches/$p" >"$detail" 2>&1; then
+		tap_report FAIL "kconfig-refs: patch $k/${#patches[@]} ${p%.patch} applies to the touched files" "$detail"
+		break
+	fi
+	undefined "$k"
+	# The symbols undefined at step k and not at step k-1, with their files.
+	cut -d' ' -f1 "$work/undef-$((k - 1))" | sort -u >"$work/was"
+	awk 'NR == FNR { was[$1] = 1; next } !($1 in was)' "$work/was" "$work/undef-$k" |
+		awk '{ files[$1] = files[$1] (files[$1] == "" ? "" : ", ") $2 }
+			END { for (s in files) print "CONFIG_" s " is referenced but defined by no Kconfig file at this step: " files[s] }' |
+		sort >"$detail"
+	if [ -s "$detail" ]; then status=FAIL; else status=OK; fi
+	tap_report "$status" "kconfig-refs: patch $k/${#patches[@]} ${p%.patch} refers to no Kconfig symbol left undefined at its step" "$detail"
+done
+echo "$tap_pass passed, $tap_fail failed"
+[ "$tap_fail" -eq 0 ]
