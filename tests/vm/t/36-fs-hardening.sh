@@ -4,7 +4,8 @@
 # file, a tampered disk or an unusual mount can do to it.  ext4: the owner
 # cannot turn a small verity file into a block-mapped one (FS_IOC_SETFLAGS
 # without the extents flag, `chattr -e`); bytes after the footer in the last
-# block cannot make ENABLE succeed and every later open fail.  f2fs: garbage
+# block cannot make ENABLE succeed and every later open fail; a verity
+# filesystem with blocks smaller than a page mounts.  f2fs: garbage
 # collection before the first open never leaves unverified data cached; a
 # FADVISE_TRUNC_BIT on an enabled inode never lets the first open truncate
 # the tree; stat() of a verity file with bad metadata succeeds (and `ls -l`
@@ -121,6 +122,51 @@ t_post_eof() {
 	expect "checksum after remount" "$(sum_of "$W/tail.ref")" "$(sum_of "$f")"
 	expect "measure after remount" "$m" "$(measure_of "$f")"
 	expect "st_size" 20000 "$(fsize "$f")"
+}
+
+SMALL_BS=1024			# an ext4 block size smaller than PAGE_SIZE
+VERITY_FL_EXTENTS=0x180000	# EXT4_VERITY_FL | EXT4_EXTENTS_FL
+
+# fs-verity needs ext4 blocks of PAGE_SIZE, but a filesystem with the
+# verity feature and smaller blocks must still mount, read-only and
+# read-write, with its other files usable: only ENABLE and the opening of
+# a verity file are refused (EOPNOTSUPP).  The verity file is made by
+# setting the flag with debugfs, as another kernel would have left it.
+t_small_blocks() {
+	need_helpers
+	need_fsverity
+	need_cmd debugfs
+	fs_umount "$VT_MNT" || fail "umount failed"
+	mkfs.ext4 -q -F -b "$SMALL_BS" -O verity "$VT_DEV" ||
+		fail "mkfs.ext4 -b $SMALL_BS -O verity failed"
+	fs_mount "$VT_DEV" "$VT_MNT" ro ||
+		fail "a verity filesystem with $SMALL_BS-byte blocks does not mount read-only"
+	fs_umount "$VT_MNT" || fail "umount failed"
+	fs_mount "$VT_DEV" "$VT_MNT" ||
+		fail "a verity filesystem with $SMALL_BS-byte blocks does not mount read-write"
+	mkdir -p "$D" "$W"
+	gen 50000 71 > "$W/plain.ref"
+	cp "$W/plain.ref" "$D/plain" && sync || fail "writing a plain file failed"
+	fh_setup small 30000 72
+	remember small
+	r=$(vioctl enable "$f")
+	note "ENABLE with $SMALL_BS-byte ext4 blocks: $r"
+	expect "ENABLE with $SMALL_BS-byte blocks" EOPNOTSUPP "$r"
+	unchanged small
+	fs_umount "$VT_MNT" || fail "umount failed"
+	out=$(debugfs -w -R "set_inode_field /fh/small flags $VERITY_FL_EXTENTS" "$VT_DEV" 2>&1) ||
+		fail "debugfs set_inode_field failed: $out"
+	fs_mount "$VT_DEV" "$VT_MNT" || fail "remount after debugfs failed"
+	expect "open of a verity file with $SMALL_BS-byte blocks" EOPNOTSUPP "$(vioctl open "$f" r)"
+	expect "open for writing of that file" EPERM "$(vioctl open "$f" w)"
+	stat "$f" > /dev/null || fail "stat of that file failed"
+	expect "the plain file reads back" "$(sum_of "$W/plain.ref")" "$(sum_of "$D/plain")"
+	case $(mount_opts) in
+	rw*) ;;
+	*) fail "the filesystem is not read-write any more: $(mount_opts)" ;;
+	esac
+	fs_umount "$VT_MNT" || fail "umount failed"
+	fs_check "$VT_DEV" || fail "e2fsck found problems"
 }
 
 # ------------------------------------------------------------------ f2fs
@@ -319,6 +365,7 @@ t_cpdisable() {
 if [ "$FS" = ext4 ]; then
 	vt_test "ext4: FS_IOC_SETFLAGS clearing the extents flag (chattr -e) of a small verity file is refused; it reads back after remount, fs stays rw" t_noextents
 	vt_test "ext4: a non-zero byte after the footer in its block: ENABLE fails EBADMSG, or the file opens and reads after remount" t_post_eof
+	vt_test "ext4: a verity filesystem with blocks smaller than a page mounts ro and rw; ENABLE and opening a verity file fail EOPNOTSUPP" t_small_blocks
 fi
 if [ "$FS" = f2fs ]; then
 	vt_test "f2fs: GC before the first open caches no unverified data: a tampered block moved by GC reads EIO" t_gc
