@@ -4,6 +4,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,41 @@ static inline int hexval(int c)
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
 	return -1;
+}
+
+/* Print "OK" when rc >= 0, else errno's name; return the exit status. */
+static inline int report(int rc)
+{
+	if (rc < 0) {
+		printf("%s\n", errname(errno));
+		return 1;
+	}
+	printf("OK\n");
+	return 0;
+}
+
+/* open(2), or print "open:ERRNO" and exit 1. */
+static inline int open_or_report(const char *path, int flags)
+{
+	int fd = open(path, flags | O_NOCTTY);
+
+	if (fd < 0) {
+		printf("open:%s\n", errname(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+/* A file digest as the tests compare it: "ALG:HEX". */
+static inline void print_digest(const char *alg, const unsigned char *digest,
+				unsigned int size)
+{
+	unsigned int i;
+
+	printf("%s:", alg);
+	for (i = 0; i < size; i++)
+		printf("%02x", digest[i]);
+	printf("\n");
 }
 
 #endif

@@ -52,27 +52,6 @@
 #define FS_VERITY_FL 0x00100000
 #endif
 
-static int report(int rc)
-{
-	if (rc < 0) {
-		printf("%s\n", errname(errno));
-		return 1;
-	}
-	printf("OK\n");
-	return 0;
-}
-
-static int open_or_report(const char *path, int flags)
-{
-	int fd = open(path, flags | O_NOCTTY);
-
-	if (fd < 0) {
-		printf("open:%s\n", errname(errno));
-		exit(1);
-	}
-	return fd;
-}
-
 static const char *alg_name(unsigned int alg)
 {
 	static char buf[16];
@@ -98,7 +77,6 @@ static int do_measure(const char *path, unsigned int size)
 {
 	struct fsverity_digest *d;
 	int fd = open_or_report(path, O_RDONLY);
-	unsigned int i;
 
 	d = calloc(1, sizeof(*d) + (size > 256 ? size : 256));
 	if (!d)
@@ -112,10 +90,7 @@ static int do_measure(const char *path, unsigned int size)
 		printf("BADSIZE %u > %u\n", d->digest_size, size);
 		return 1;
 	}
-	printf("%s:", alg_name(d->digest_algorithm));
-	for (i = 0; i < d->digest_size; i++)
-		printf("%02x", d->digest[i]);
-	printf("\n");
+	print_digest(alg_name(d->digest_algorithm), d->digest, d->digest_size);
 	return 0;
 }
 
