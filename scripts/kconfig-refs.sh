@@ -60,32 +60,41 @@ refs() {
 		}' "$@" /dev/null | sort -u)
 }
 
-# defs DIR FILE...: the symbols the Kconfig files among FILE define
+# defs DIR FILE...: "SYMBOL FILE" for each symbol a Kconfig file among FILE
+# defines
 defs() {
 	local dir=$1
 	shift
 	(cd "$dir" && awk '
 		FNR == 1 { kconfig = (FILENAME ~ /(^|\/)Kconfig[^\/]*$/) }
-		kconfig && /^[[:space:]]*(menu)?config[[:space:]]+[A-Za-z0-9_]+/ { print $2 }' "$@" /dev/null | sort -u)
+		kconfig && /^[[:space:]]*(menu)?config[[:space:]]+[A-Za-z0-9_]+/ { print $2, FILENAME }' "$@" /dev/null | sort -u)
 }
 
-# The index of the untouched pristine files, made once per pristine tree.
+# The index of the pristine tree, made once per version: "SYMBOL FILE"
+# lines of its references and of its Kconfig definitions.  The files the
+# series touches are left out when it is used, as they change.
 index=$work/index-$(cat "$BUILD/pristine.version")
-if [ ! -s "$index.refs" ] || [ ! -f "$index.defs" ]; then
+if [ ! -s "$index.refs" ] || [ ! -s "$index.defs" ]; then
 	info "indexing the Kconfig symbols of the pristine tree (once per version)"
-	printf '%s\n' "${touched[@]}" >"$work/touched"
 	(cd "$PRISTINE" && find . -path ./.git -prune -o -type f -print | sed 's|^\./||' |
-		grep -vxF -f "$work/touched" | grep -vE '\.(o|a|ko|png|jpg|svg|gz|xz|bin)$' >"$work/untouched")
-	(cd "$PRISTINE" && xargs -d '\n' grep -lI 'CONFIG_' -- <"$work/untouched" 2>/dev/null || true) >"$work/candidates"
-	grep -E '(^|/)Kconfig[^/]*$' "$work/untouched" >>"$work/candidates" || true
-	sort -u -o "$work/candidates" "$work/candidates"
+		grep -vE '\.(o|a|ko|png|jpg|svg|gz|xz|bin)$' >"$work/all")
+	(cd "$PRISTINE" && xargs -d '\n' grep -lI 'CONFIG_' -- <"$work/all" 2>/dev/null || true) >"$work/candidates"
+	grep -E '(^|/)Kconfig[^/]*$' "$work/all" >"$work/kconfigs" || true
+	sort -u "$work/candidates" "$work/kconfigs" -o "$work/candidates"
 	mapfile -t candidates <"$work/candidates"
 	refs "$PRISTINE" "${candidates[@]}" >"$index.refs.tmp"
-	grep -E '(^|/)Kconfig[^/]*$' "$work/untouched" | (cd "$PRISTINE" && xargs -d '\n' awk '
-		/^[[:space:]]*(menu)?config[[:space:]]+[A-Za-z0-9_]+/ { print $2 }' /dev/null) |
-		sort -u >"$index.defs"
+	mapfile -t kconfigs <"$work/kconfigs"
+	defs "$PRISTINE" "${kconfigs[@]}" >"$index.defs.tmp"
+	mv "$index.defs.tmp" "$index.defs"
 	mv "$index.refs.tmp" "$index.refs"
 fi
+printf '%s\n' "${touched[@]}" >"$work/touched"
+# untouched INDEX: the lines of INDEX about files the series does not touch
+untouched() {
+	awk 'NR == FNR { t[$0] = 1; next } !($2 in t)' "$work/touched" "$1"
+}
+untouched "$index.refs" >"$work/base.refs"
+untouched "$index.defs" | cut -d' ' -f1 | sort -u >"$work/base.defs"
 
 # The touched files, pristine, then patched step by step.
 rm -rf "$copy"
@@ -101,8 +110,8 @@ done
 undefined() {
 	local present=()
 	for f in "${touched[@]}"; do [ -f "$copy/$f" ] && present+=("$f"); done
-	{ defs "$copy" "${present[@]}"; cat "$index.defs"; } | sort -u >"$work/defs-$1"
-	{ refs "$copy" "${present[@]}"; cat "$index.refs"; } | sort -u |
+	{ defs "$copy" "${present[@]}" | cut -d' ' -f1; cat "$work/base.defs"; } | sort -u >"$work/defs-$1"
+	{ refs "$copy" "${present[@]}"; cat "$work/base.refs"; } | sort -u |
 		awk 'NR == FNR { def[$1] = 1; next } !($1 in def)' "$work/defs-$1" - >"$work/undef-$1"
 }
 
