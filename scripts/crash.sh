@@ -32,43 +32,19 @@ pair ext4 &
 pair f2fs &
 wait
 
-pass=0
-fail=0
-n=0
 for fs in ext4 f2fs; do
 	for phase in 1 2; do
-		results=$LOGS/results-crash$phase-$fs.log
-		closing=$(closing_line "$results")
-		# The test lines, renumbered.
-		while IFS= read -r line; do
-			case $line in
-			"ok "[0-9]*|"not ok "[0-9]*)
-				n=$((n + 1))
-				case $line in
-				ok*) pass=$((pass + 1)); echo "ok $n ${line#ok [0-9]* }" ;;
-				*) fail=$((fail + 1)); echo "not ok $n ${line#not ok [0-9]* }" ;;
-				esac ;;
-			"#"*) echo "$line" ;;
-			esac
-		done < <(tr -d '\r' <"$results" 2>/dev/null)
-		if [ -z "$closing" ]; then
-			n=$((n + 1))
-			fail=$((fail + 1))
-			echo "not ok $n - $fs: crash: phase $phase ran to its closing line"
-			sed 's/^/# /' "$diskroot/$fs.out" | tail -n 20
+		if ! tap_merge "$LOGS/results-crash$phase-$fs.log"; then
+			tail -n 20 "$diskroot/$fs.out" >"$diskroot/$fs.tail"
+			tap_report FAIL "$fs: crash: phase $phase ran to its closing line" "$diskroot/$fs.tail"
 		fi
 	done
 	# boot.sh's own verdict (kernel log, timeout) on each boot
-	if grep -q '^FAIL: ' "$diskroot/$fs.out" || grep -q 'boot.sh failed' "$diskroot/$fs.out"; then
-		n=$((n + 1))
-		fail=$((fail + 1))
-		echo "not ok $n - $fs: crash: both boots end cleanly, kernel logs clean"
-		grep -E '^FAIL: |boot.sh failed' "$diskroot/$fs.out" | sed 's/^/# /'
+	if grep -E '^FAIL: |boot.sh failed' "$diskroot/$fs.out" >"$diskroot/$fs.verdict"; then
+		tap_report FAIL "$fs: crash: both boots end cleanly, kernel logs clean" "$diskroot/$fs.verdict"
 	else
-		n=$((n + 1))
-		pass=$((pass + 1))
-		echo "ok $n - $fs: crash: both boots end cleanly (the first killed at its crash point), kernel logs clean"
+		tap_report OK "$fs: crash: both boots end cleanly (the first killed at its crash point), kernel logs clean"
 	fi
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_closing
+[ "$tap_fail" -eq 0 ]

@@ -68,21 +68,66 @@ closing_counts() {
 }
 
 # TAP output of the scripts that report tests themselves (bisect.sh,
-# distro-build.sh): tap_report OK|FAIL NAME [DETAIL-FILE] prints one line,
-# with DETAIL-FILE as "# " lines; tap_pass, tap_fail and tap_n count.
+# distro-build.sh, crash.sh, coexist.sh): tap_report OK|FAIL|SKIP NAME
+# [DETAIL-FILE] prints one line, with DETAIL-FILE as "# " lines (NAME of a
+# SKIP ends with "# SKIP REASON"); tap_pass, tap_fail, tap_skip and tap_n
+# count, and tap_closing prints the closing line.
 tap_pass=0
 tap_fail=0
+tap_skip=0
 tap_n=0
 tap_report() {
 	tap_n=$((tap_n + 1))
-	if [ "$1" = OK ]; then
+	case $1 in
+	OK)
 		echo "ok $tap_n - $2"
 		tap_pass=$((tap_pass + 1))
-	else
+		;;
+	SKIP)
+		echo "ok $tap_n - $2"
+		tap_skip=$((tap_skip + 1))
+		;;
+	*)
 		echo "not ok $tap_n - $2"
 		tap_fail=$((tap_fail + 1))
-	fi
+		;;
+	esac
 	[ -z "${3:-}" ] || [ ! -s "$3" ] || sed 's/^/# /' "$3"
+}
+tap_closing() {
+	if [ "$tap_skip" -eq 0 ]; then
+		echo "$tap_pass passed, $tap_fail failed"
+	else
+		echo "$tap_pass passed, $tap_fail failed, $tap_skip skipped"
+	fi
+}
+
+# tap_merge FILE: the TAP lines of another run's output FILE (a guest's
+# result stream, a script's log; CRs removed) through tap_report,
+# renumbered, with its "# " lines; a "# SKIP" test stays a skip.  Fails
+# when FILE has no closing line (the run died or hung).
+tap_merge() {
+	local line rest
+	while IFS= read -r line; do
+		case $line in
+		"ok "[0-9]*)
+			rest=${line#ok }
+			rest=${rest#*[0-9] }
+			rest=${rest#- }
+			case $rest in
+			*" # SKIP"*) tap_report SKIP "$rest" ;;
+			*) tap_report OK "$rest" ;;
+			esac
+			;;
+		"not ok "[0-9]*)
+			rest=${line#not ok }
+			rest=${rest#*[0-9] }
+			tap_report FAIL "${rest#- }"
+			;;
+		"#"*) echo "$line" ;;
+		esac
+	done < <(tr -d '\r' <"$1" 2>/dev/null)
+	[ -n "$(closing_line "$1")" ]
 }
 
 # base_version: the version of $SRC_PKG the series is made for

@@ -193,14 +193,8 @@ case $phase in
 *)	echo "crash.sh: phase must be 1 or 2"; exit 2 ;;
 esac
 
-p=$(vt_counter passed)
+vt_summary
 f=$(vt_counter failed)
-s=$(vt_counter skipped)
-if [ "$s" -gt 0 ]; then
-	echo "$p passed, $f failed, $s skipped"
-else
-	echo "$p passed, $f failed"
-fi
 if [ "$phase" = 1 ]; then
 	# Nothing is synced or unmounted from here on: the host kills QEMU.
 	echo "vtest: crash point"

@@ -475,6 +475,20 @@ sig_setup() {
 		--signing-cert="$VT_KEYS/$_k.pem" "$@"
 }
 
+# vt_summary: the closing line of a run, "N passed, M failed" (with ",
+# K skipped" when something was skipped); fails if a test failed
+vt_summary() {
+	_p=$(vt_counter passed)
+	_f=$(vt_counter failed)
+	_s=$(vt_counter skipped)
+	if [ "$_s" -gt 0 ]; then
+		echo "$_p passed, $_f failed, $_s skipped"
+	else
+		echo "$_p passed, $_f failed"
+	fi
+	[ "$_f" -eq 0 ]
+}
+
 vt_init() {
 	rm -rf "$VT_STATE"
 	mkdir -p "$VT_STATE" "$VT_WORK"
