@@ -54,8 +54,14 @@ kconfig-refs: tree ## no patch refers to a Kconfig symbol undefined at its step
 	@$(S)/kconfig-refs.sh
 
 # Every patch of the series builds (no new warning); so do the config variants.
-bisect: tree initramfs ## build after each patch and the config variants; boot the last
+# The test kernel: the cross-kernel boots at its end (make coexist) use it.
+bisect: kernel initramfs ## build after each patch and the config variants; boot the last; the cross-kernel boots
 	@$(S)/bisect.sh
+
+# Verity files made by one kernel, met by another: the pristine kernel and
+# the no-glue variant that make bisect builds, and the test kernel.
+coexist: kernel initramfs ## cross-kernel boots: 5.4-format and 2018-format verity files met by the other kernel
+	@$(S)/coexist.sh
 
 # The directories the series touches, built with Debian's kernel config.
 distro-build: patch ## build the touched directories with Debian's config, against the pristine tree

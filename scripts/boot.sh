@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Boot the built kernel and initramfs in QEMU: boot.sh test|demo|bench|shell
+# Boot the built kernel and initramfs in QEMU: boot.sh test|demo|bench|shell|crash1|crash2|coexist
 #
 # test, demo and bench run under a hard timeout with the console in
 # build/logs/console-MODE.log and the result stream (the guest's ttyS1) in
@@ -26,14 +26,15 @@
 # is killed with SIGKILL, like a power cut, and the run goes on to be judged
 # as if the guest had ended), VTEST_EXTRA_DISKS (image files attached
 # read-only after the scratch disks, as vdc, vdd...: make bench's dm-verity
-# image).
+# image), VTEST_KERNEL (boot this bzImage instead of KOBJ's: make coexist
+# boots the pristine kernel and the series' built without its ext4/f2fs glue).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-test}
-case $mode in test|demo|bench|shell|crash1|crash2) ;; *) die "usage: boot.sh test|demo|bench|shell|crash1|crash2" ;; esac
+case $mode in test|demo|bench|shell|crash1|crash2|coexist) ;; *) die "usage: boot.sh test|demo|bench|shell|crash1|crash2|coexist" ;; esac
 
-kernel=$OBJ/arch/x86/boot/bzImage
+kernel=${VTEST_KERNEL:-$OBJ/arch/x86/boot/bzImage}
 initrd=$INITRAMFS
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel'"
 [ -f "$initrd" ] || die "no initramfs at $initrd: run 'make initramfs'"
