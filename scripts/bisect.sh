@@ -27,6 +27,9 @@ BISECT=$BUILD/bisect
 tree=$BISECT/linux
 obj=$BISECT/obj
 results=$BISECT/results
+# The kernels scripts/coexist.sh boots (its defaults)
+pristine_kernel=$BISECT/pristine.bzImage
+noglue_kernel=$BISECT/no-fs-glue.bzImage
 mkdir -p "$results" "$LOGS"
 [ -f "$BUILD/pristine.version" ] || die "no pristine tree: run 'make tree' first"
 
@@ -74,10 +77,13 @@ warnings() {
 	grep -E ': warning: ' "$1" | sed -E 's/:[0-9]+:[0-9]+: warning: /: warning: /' | sort -u || true
 }
 
-# build NAME UPTO VARIANT TARGET: apply the first UPTO patches, configure,
-# build TARGET; sets $built to OK or FAIL and writes $results/NAME.{out,new}
+# build NAME UPTO VARIANT TARGET [COPY]: apply the first UPTO patches,
+# configure, build TARGET; sets $built to OK or FAIL and writes
+# $results/NAME.{out,new}.  With COPY (TARGET bzImage), the kernel is
+# copied there right after the build (the next build reuses the folder);
+# a cached build whose copy is missing is built again.
 build() {
-	local name=$1 upto=$2 variant=$3 target=$4 key log frag t0
+	local name=$1 upto=$2 variant=$3 target=$4 copy=${5:-} key log frag t0
 	frag=$BISECT/$name.config
 	log=$results/$name.out
 	SERIES_UPTO=$upto LINUX_TREE=$tree "$ROOT/scripts/patch.sh" 2>"$log" ||
@@ -89,14 +95,15 @@ build() {
 		printf '%s\n' "${patches[@]:0:$upto}"
 		(cd "$ROOT/patches" && cat /dev/null "${patches[@]:0:$upto}")
 	} | sha256sum | cut -d' ' -f1)
-	if [ "$(cat "$results/$name.key" 2>/dev/null)" = "$key" ]; then
+	if [ "$(cat "$results/$name.key" 2>/dev/null)" = "$key" ] &&
+		{ [ -z "$copy" ] || [ -f "$copy" ] || [ "$(cat "$results/$name.status")" != OK ]; }; then
 		built=$(cat "$results/$name.status")
 		echo "(inputs unchanged since the build of $(date -r "$results/$name.key" '+%F %T'): not rebuilt)" >"$log.cached"
 		cached=1
 		return
 	fi
 	cached=0
-	rm -f "$results/$name.key" "$results/$name.status" "$log.cached"
+	rm -f "$results/$name.key" "$results/$name.status" "$log.cached" ${copy:+"$copy"}
 	t0=$(date +%s)
 	if LINUX_TREE=$tree KOBJ=$obj BASE_CONFIG=$frag EXTRA_CONFIG= FLAVOR=test \
 		BUILD_TAG=bisect-$name KERNEL_TARGET=$target "$ROOT/scripts/kernel.sh" >>"$log" 2>&1; then
@@ -116,6 +123,7 @@ build() {
 		sed -nE 's|^([^ :]+)\.c: warning: .*|\1.o|p' "$results/$name.new" |
 			while read -r o; do rm -f "$obj/$o"; done
 	fi
+	[ "$built" != OK ] || [ -z "$copy" ] || cp "$obj/arch/x86/boot/bzImage" "$copy"
 	echo "built in $secs s" >>"$log"
 	echo "$built" >"$results/$name.status"
 	echo "$key" >"$results/$name.key"
@@ -143,7 +151,12 @@ detail() {
 
 for ((k = 0; k <= npatches; k++)); do
 	name=$(printf 'step-%02d' "$k")
-	build "$name" "$k" series vmlinux
+	if [ "$k" -eq 0 ]; then
+		# The pristine kernel, booted by the cross-kernel scenarios.
+		build "$name" "$k" series bzImage "$pristine_kernel"
+	else
+		build "$name" "$k" series vmlinux
+	fi
 	if [ "$k" -eq 0 ]; then
 		what="the pristine tree ($(cat "$BUILD/pristine.version")) builds (baseline: $(wc -l <"$results/baseline.warnings") warnings)"
 	else
@@ -153,14 +166,14 @@ for ((k = 0; k <= npatches; k++)); do
 	if [ "$built" != OK ] && [ "$k" -gt 0 ]; then
 		# Later steps would fail on the same error: stop at the first.
 		echo "# the first patch that breaks the build or adds a warning is ${patches[k - 1]}; the later steps were not built"
-		echo "$tap_pass passed, $tap_fail failed"
+		tap_closing
 		exit 1
 	fi
 done
 
 build var-no-fs-verity "$npatches" no-fs-verity vmlinux
 tap_report "$built" "bisect: the whole series with CONFIG_FS_VERITY=n builds with no new warning" "$(detail var-no-fs-verity)"
-build var-no-fs-glue "$npatches" no-fs-glue vmlinux
+build var-no-fs-glue "$npatches" no-fs-glue bzImage "$noglue_kernel"
 tap_report "$built" "bisect: the whole series with CONFIG_EXT4_FS_VERITY=n and CONFIG_F2FS_FS_VERITY=n builds with no new warning" "$(detail var-no-fs-glue)"
 build var-no-signatures "$npatches" no-signatures bzImage
 tap_report "$built" "bisect: the whole series with CONFIG_FS_VERITY_BUILTIN_SIGNATURES=n builds with no new warning" "$(detail var-no-signatures)"
@@ -189,6 +202,32 @@ else
 	tap_report FAIL "bisect: the CONFIG_FS_VERITY_BUILTIN_SIGNATURES=n kernel boots (not built)"
 fi
 
+# The cross-kernel scenarios (scripts/coexist.sh): the pristine kernel and
+# the no-glue variant built above, with the series' test kernel
+# (make kernel).  Their tests join this output; the run is reported again,
+# not redone, while the kernels and the guest's side are unchanged.
+coexist_log=$results/coexist.log
+series_kernel=$OBJ/arch/x86/boot/bzImage
+if [ -f "$pristine_kernel" ] && [ -f "$noglue_kernel" ] && [ -f "$series_kernel" ]; then
+	ckey=$( {
+		cat "$pristine_kernel" "$noglue_kernel" "$series_kernel" "$ROOT/initramfs/init" \
+			"$ROOT/scripts/coexist.sh" "$ROOT/scripts/boot.sh" "$ROOT/scripts/check-log.sh"
+		find "$ROOT/tests/vm" -maxdepth 2 \( -name coexist.sh -o -name lib.sh -o -name '*.[ch]' \) \
+			-type f | LC_ALL=C sort | xargs cat
+	} | sha256sum | cut -d' ' -f1)
+	if [ "$(cat "$coexist_log.key" 2>/dev/null)" = "$ckey" ]; then
+		echo "# (kernels and tests unchanged since the cross-kernel boots of $(date -r "$coexist_log.key" '+%F %T'): their results, not booted again)"
+	else
+		rm -f "$coexist_log.key"
+		"$ROOT/scripts/coexist.sh" >"$coexist_log" 2>&1 || true
+		[ -z "$(closing_line "$coexist_log")" ] || echo "$ckey" >"$coexist_log.key"
+	fi
+	tap_merge "$coexist_log" ||
+		tap_report FAIL "bisect: the cross-kernel boots (scripts/coexist.sh) ran to their closing line" "$coexist_log"
+else
+	tap_report FAIL "bisect: the cross-kernel boots ran (not run: a kernel is missing: $pristine_kernel, $noglue_kernel or $series_kernel)"
+fi
+
 echo "# make bisect took $(($(date +%s) - start_all)) s"
-echo "$tap_pass passed, $tap_fail failed"
+tap_closing
 [ "$tap_fail" -eq 0 ]
