@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 'make i386': the suite on a 32-bit x86 kernel with highmem (issue 20):
+# 'make i386': the suite on a 32-bit x86 kernel with highmem:
 # 32-bit size_t and unsigned long offsets, and page-cache pages in
 # ZONE_HIGHMEM that the series must kmap, are where length checks break.
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Independent reference for the 2018 fs-verity metadata format (SPEC §2).
+"""Independent reference for the 2018 fs-verity metadata format (Documentation/filesystems/fsverity.rst).
 
 Written from the specification only, without looking at tools/, so that the
 host tests compare the utility against a second implementation:

@@ -3,7 +3,7 @@
  *
  *   vfuzz enable DIR            mutate valid verity files, ENABLE each copy in
  *                               DIR and check the outcome against an
- *                               independent model of SPEC §2 (see below)
+ *                               independent model of the format (see below)
  *   vfuzz raw-prep DIR PLAN ROUND N
  *                               make N valid files in DIR, pick bytes to flip,
  *                               locate them with FIEMAP, enable the files and
@@ -30,7 +30,7 @@
  * case number: reproduces one failure), VFUZZ_VERBOSE=1 (a line per case).
  *
  * The model is a second implementation of the format: it finds the footer
- * (last non-zero byte of the last page), checks every rule of SPEC §2,
+ * (last non-zero byte of the last page), checks every rule of the format,
  * computes the measurement H(descriptor || authenticated extensions) with
  * its own SHA-256/SHA-512/CRC-32C, and for a valid file which data blocks
  * verify against the tree (a block verifies iff every hash on its path to
@@ -482,7 +482,7 @@ static void base_region(struct base *b, u8 *r, const u8 *root)
 /*
  * Build b->img from alg, dsize, salt and the data (b->data if set, else the
  * `gen` stream of dseed): the data, zero padding, the tree (root level
- * first), the descriptor region and the footer, laid out as SPEC §2 and the
+ * first), the descriptor region and the footer, laid out as the format and the
  * 2018 utility do it.
  */
 static void build_base(struct base *b)
@@ -596,7 +596,7 @@ static int model_ext(struct model *m, const u8 *r, size_t size, size_t *pos,
 	return 1;
 }
 
-/* Parse file bytes f[0..len) as SPEC §2 says; m->valid tells the verdict. */
+/* Parse file bytes f[0..len) as the format says; m->valid tells the verdict. */
 static int model_parse(const u8 *f, size_t len, struct model *m)
 {
 	size_t page, end, rev, pos, i;
@@ -1471,7 +1471,7 @@ static int errno_allowed(const struct model *m, int e)
 {
 	if (e == EBADMSG || e == EINVAL)
 		return 1;
-	/* SPEC §3: a bad signature may also fail with the key layer's error */
+	/* Signatures: a bad signature may also fail with the key layer's error */
 	return m->sig && (e == ENOKEY || e == EKEYREJECTED);
 }
 
@@ -1984,7 +1984,7 @@ static void pwrite_all(int fd, const u8 *p, size_t len, u64 off, const char *pat
 
 /*
  * deep OUT REF SIZE ALG SEED [full] BLOCK...: a sparse file with the tree
- * geometry of SIZE data bytes (SPEC §2 layout, no salt) of which only a few
+ * geometry of SIZE data bytes (the format's layout, no salt) of which only a few
  * blocks are written: the listed data blocks (block i holds
  * `gen 4096 SEED+i`, cut at SIZE) and the tree blocks on their paths to the
  * root, or with "full" every tree block.  A tree block written holds the

@@ -229,7 +229,7 @@ measured_sha256() {
 }
 
 # orig_file_size equal to the descriptor offset: allowed by the size rule
-# (SPEC: only larger is refused); a one-block file then keeps its tree (the
+# (the format only refuses a larger one); a one-block file then keeps its tree (the
 # root hash is the hash of block 0, zero padding included) and enables, the
 # padding becoming data
 t_orig_eq_one() {

@@ -1,14 +1,17 @@
 #!/bin/sh
 #@ fs: ext4 f2fs
-# Metadata fuzzing (issue 7): the vfuzz helper takes valid verity files (the
+#@ timeout: 1800
+# Metadata fuzzing: the vfuzz helper takes valid verity files (the
 # same bytes as `fsverity setup` writes, checked first), mutates copies of
 # the descriptor, extensions, unauthenticated header, footer, tree and data,
 # and ENABLEs each copy; then it flips bytes of files already enabled on the
 # raw device.  Every outcome is compared with vfuzz's own model of the
-# format (SPEC §2): a refused ENABLE fails EBADMSG/EINVAL and leaves the file
+# format: a refused ENABLE fails EBADMSG/EINVAL and leaves the file
 # unchanged; an accepted one measures as recomputed from the bytes written,
 # and every data block reads back exactly or fails EIO, as the model of the
-# tree says.  See the top of helpers/vfuzz.c.
+# tree says.  See the top of helpers/vfuzz.c.  Its time grows with the
+# number of cases (vfuzz.cases, 5000 per filesystem in CI), hence a limit
+# of twice the default group's.
 #
 # VFUZZ_SEED (default: from the clock), VFUZZ_CASES (ENABLE cases, default
 # 5000), VFUZZ_RAW_FILES and VFUZZ_RAW_ROUNDS (raw-device cases: files per
