@@ -9,7 +9,8 @@
 # lowmem, 1.5 min), the crash-consistency boots (make crash, 1 min), the
 # 32-bit guest (make i386: 9 min with its kernel in ccache, 21 without) and
 # make bisect, which builds every patch of the series and the config
-# variants (26 minutes from scratch, seconds when nothing changed).  Each
+# variants (26 minutes from scratch, seconds when nothing changed) and
+# ends with the cross-kernel boots (make coexist, 1 min).  Each
 # part prints TAP lines and its own closing line; at the end come each
 # part's count ("# PART: N passed, M failed"), the suite's in the VMs
 # ("VM tests (the suite in QEMU): N passed, M failed") and last the total

@@ -186,6 +186,7 @@ t_make() {
 		echo "$_n $_fp" >> "$D/$MANIFEST.fp" || fail "cannot write the fingerprints"
 	done || exit 1
 	note "$(sed 's/^/made: /' "$D/$MANIFEST")"
+	note "$(sed 's/^/extents (logical+physical+blocks) and checksum: /' "$D/$MANIFEST.fp")"
 	fs_umount "$VT_MNT" || fail "umount failed"
 	fs_check "$DEV" || fail "fsck after making the files"
 	sb_clean
