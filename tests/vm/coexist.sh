@@ -125,7 +125,7 @@ fingerprint() {
 		_len=$(echo "$_e" | cut -d+ -f3)
 		dd if="$2" bs="$BS" skip="$_phys" count="$_len" 2> /dev/null
 	done | $VT_SUM)
-	echo "$(echo $_ext) ${_sum%% *}"
+	echo "$(echo "$_ext" | tr '\n' ' ')${_sum%% *}"
 }
 
 # klog_new: the kernel's fs messages since the last call (the ring buffer
