@@ -8,7 +8,7 @@ export FLAVOR KSRC VTEST_FILTER VTEST_TIMEOUT VTEST_GROUP_TIMEOUT VTEST_HUNG_TAS
 S := scripts
 
 PHONY_TARGETS := all deps tree patch kernel initramfs host-test boot selftest check \
-	checkpatch kernel-doc kconfig-refs bisect distro-build lowmem crash i386 \
+	checkpatch kernel-doc step-checks bisect distro-build lowmem crash i386 \
 	demo bench shell devtree export rebase-check clean distclean help
 .PHONY: $(PHONY_TARGETS)
 
@@ -50,8 +50,8 @@ checkpatch: tree ## checkpatch --strict over every patch
 kernel-doc: patch ## kernel-doc over fs/verity and include/linux/fsverity.h
 	@$(S)/kerneldoc.sh
 
-kconfig-refs: tree ## no patch refers to a Kconfig symbol undefined at its step
-	@$(S)/kconfig-refs.sh
+step-checks: tree ## after each patch: no undefined Kconfig symbol, no feature advertised early
+	@$(S)/step-checks.sh
 
 # Every patch of the series builds (no new warning); so do the config variants.
 # The test kernel: the cross-kernel boots at its end (make coexist) use it.

@@ -93,7 +93,7 @@ start_part harness-selftest "$ROOT/scripts/selftest.sh"
 start_part host-tests env KSRC_PATCHED="$LINUX" "$ROOT/tests/host/run.sh"
 run_part checkpatch "$ROOT/scripts/checkpatch.sh"
 run_part kernel-doc "$ROOT/scripts/kerneldoc.sh"
-run_part kconfig-refs "$ROOT/scripts/kconfig-refs.sh"
+run_part step-checks "$ROOT/scripts/step-checks.sh"
 finish_part host-tests
 finish_part harness-selftest
 # The metadata fuzzer runs 5000 ENABLE cases per filesystem in CI

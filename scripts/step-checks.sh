@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
-# 'make kconfig-refs': no patch of the series may leave the tree referring
-# to a Kconfig symbol that no Kconfig file defines at that step: neither a
-# forward reference (a patch using an option a later patch adds) nor a
-# dangling one (a patch removing an option that C code, a Makefile, a
-# Kconfig dependency, a defconfig or the documentation still names).  This
-# is the rule of the kernel's scripts/checkkconfigsymbols.py --diff, which
-# needs a git history of the tree; this check follows the patches instead.
+# 'make step-checks': what must hold after every patch of the series, read
+# from the patched files (no build), one TAP line per patch and check:
+#
+# Kconfig references.  No patch may leave the tree referring to a Kconfig
+# symbol that no Kconfig file defines at that step: neither a forward
+# reference (a patch using an option a later patch adds) nor a dangling one
+# (a patch removing an option that C code, a Makefile, a Kconfig
+# dependency, a defconfig or the documentation still names).  This is the
+# rule of the kernel's scripts/checkkconfigsymbols.py --diff, which needs a
+# git history of the tree; this check follows the patches instead.
+#
+# Advertised features.  ext4 must not advertise verity support
+# (EXT4_FEATURE_RO_COMPAT_VERITY in its RO_COMPAT_SUPP mask, which also
+# makes /sys/fs/ext4/features/verity appear) at a step whose read path does
+# not verify verity files (STEP_VERITY in fs/ext4/readpage.c): a kernel
+# built there would mount a verity filesystem read-write and enable files
+# it cannot read back.
 #
 # Only the files the series touches change from step to step, so the rest
-# of the pristine tree is indexed once (cached in build/kconfig-refs per
+# of the pristine tree is indexed once (cached in build/step-checks per
 # pristine version): its CONFIG_ references and its Kconfig definitions.
 # The touched files are copied from the pristine tree and the patches are
 # applied to that copy one by one.  At step k, a symbol is undefined when it
 # is referenced and not defined; patch k fails when it adds an undefined
-# symbol that step k-1 did not have.  One TAP line per patch, then
-# "N passed, M failed".
+# symbol that step k-1 did not have.  Closing line: "N passed, M failed".
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$BUILD/pristine.version" ] || die "no pristine tree: run 'make tree' first"
-work=$BUILD/kconfig-refs
+work=$BUILD/step-checks
 copy=$work/tree
 mkdir -p "$work"
 mapfile -t patches < <(series_patches)
@@ -115,12 +124,20 @@ undefined() {
 		awk 'NR == FNR { def[$1] = 1; next } !($1 in def)' "$work/defs-$1" - >"$work/undef-$1"
 }
 
+# ext4_advertises_early: whether the step in $copy advertises ext4's verity
+# feature without the read path that verifies verity files
+ext4_advertises_early() {
+	grep -qE '^#define[[:space:]]+EXT4_FEATURE_RO_COMPAT_VERITY_SUPP[[:space:]]+EXT4_FEATURE_RO_COMPAT_VERITY' \
+		"$copy/fs/ext4/ext4.h" 2>/dev/null &&
+		! grep -q 'STEP_VERITY' "$copy/fs/ext4/readpage.c" 2>/dev/null
+}
+
 undefined 0
 for ((k = 1; k <= ${#patches[@]}; k++)); do
 	p=${patches[k - 1]}
 	detail=$work/detail-$k
 	if ! patch -s -p1 -d "$copy" --no-backup-if-mismatch <"$ROOT/patches/$p" >"$detail" 2>&1; then
-		tap_report FAIL "kconfig-refs: patch $k/${#patches[@]} ${p%.patch} applies to the touched files" "$detail"
+		tap_report FAIL "step-checks: patch $k/${#patches[@]} ${p%.patch} applies to the touched files" "$detail"
 		break
 	fi
 	undefined "$k"
@@ -131,7 +148,14 @@ for ((k = 1; k <= ${#patches[@]}; k++)); do
 			END { for (s in files) print "CONFIG_" s " is referenced but defined by no Kconfig file at this step: " files[s] }' |
 		sort >"$detail"
 	if [ -s "$detail" ]; then status=FAIL; else status=OK; fi
-	tap_report "$status" "kconfig-refs: patch $k/${#patches[@]} ${p%.patch} refers to no Kconfig symbol left undefined at its step" "$detail"
+	tap_report "$status" "step-checks: patch $k/${#patches[@]} ${p%.patch} refers to no Kconfig symbol left undefined at its step" "$detail"
+	if ext4_advertises_early; then
+		echo "EXT4_FEATURE_RO_COMPAT_VERITY_SUPP is EXT4_FEATURE_RO_COMPAT_VERITY in fs/ext4/ext4.h, but fs/ext4/readpage.c has no STEP_VERITY" >"$detail"
+		status=FAIL
+	else
+		status=OK
+	fi
+	tap_report "$status" "step-checks: patch $k/${#patches[@]} ${p%.patch}: ext4 advertises verity only with a read path that verifies" "$detail"
 done
 echo "$tap_pass passed, $tap_fail failed"
 [ "$tap_fail" -eq 0 ]
