@@ -8,7 +8,7 @@ export FLAVOR KSRC VTEST_FILTER VTEST_TIMEOUT VTEST_GROUP_TIMEOUT VTEST_HUNG_TAS
 S := scripts
 
 PHONY_TARGETS := all deps tree patch kernel initramfs host-test boot selftest check \
-	checkpatch kernel-doc step-checks bisect distro-build lowmem crash i386 \
+	checkpatch kernel-doc step-checks bisect coexist distro-build lowmem crash i386 \
 	demo bench shell devtree export rebase-check clean distclean help
 .PHONY: $(PHONY_TARGETS)
 
