@@ -31,6 +31,16 @@
 # on the kernel of step 1, finds the same fingerprint, measurement and
 # contents, and fsck clean.  The kernel messages of steps 2 and 3 are
 # shown as notes.
+#
+# One exception is the stock kernel's, and documented (cover letter,
+# fsverity.rst): on ext4 it takes a 2018-format file for a corrupt one of
+# its own format and says so with ext4_error(), "verity file corrupted;
+# can't find descriptor", which records the error in the superblock (and
+# remounts read-only under errors=remount-ro, panics under errors=panic).
+# The series cannot avoid it while it keeps the shared bit and flag.  In
+# B2 on ext4 that report, and nothing else, must appear for every file the
+# test opens, and the superblock must say "with errors"; e2fsck -fy then
+# clears that state (and must find nothing else), so that B3 starts clean.
 VT_DIR=${VT_DIR:-/tests}
 . "$VT_DIR/lib.sh"
 
@@ -144,6 +154,27 @@ no_fs_error() {
 		fail "$KERNEL logged a filesystem error (above)"
 	fi
 	return 0
+}
+
+# The stock kernel's documented report of a 2018-format ext4 file (above)
+stock_ext4_report_re="EXT4-fs error .*ext4_get_verity_descriptor_location:[0-9]+: inode #[0-9]+: .*verity file corrupted; can't find descriptor"
+
+# stock_ext4_reports: B2 on ext4: since the last klog_new, the stock
+# kernel reported each of the files (one inode each) as corrupt, and
+# logged no other filesystem error
+stock_ext4_reports() {
+	_log=$(klog_new)
+	[ -z "$_log" ] || note "$(echo "$_log" | sed "s|^|$KERNEL: |")"
+	if echo "$_log" | grep -E "$fs_errors_re" | grep -vE "$stock_ext4_report_re"; then
+		fail "$KERNEL logged a filesystem error other than its documented report (above)"
+	fi
+	_inodes=$(echo "$_log" | grep -E "$stock_ext4_report_re" | sed -E 's/.*inode #([0-9]+):.*/\1/' | sort -u | wc -l)
+	expect "inodes the stock kernel reported as corrupt" "$(files | wc -l)" "$_inodes"
+}
+
+# stock_ext4_case: this step is B2 on ext4, the documented exception
+stock_ext4_case() {
+	[ "$phase/$FS" = B2/ext4 ]
 }
 
 # sb_clean: the unmounted filesystem records no error: ext4's superblock
@@ -263,7 +294,7 @@ t_read_refused() {
 		esac
 		expect "$_n: measure" "open:$_want" "$_r"
 	done < "$D/$MANIFEST"
-	no_fs_error
+	if stock_ext4_case; then stock_ext4_reports; else no_fs_error; fi
 }
 
 t_write_refused() {
@@ -292,6 +323,16 @@ t_unchanged_other() {
 			"$(stat -c '%s %b %Y %Z %a' "$D/$_n")"
 	done
 	fs_umount "$VT_MNT" || fail "umount failed"
+	if stock_ext4_case; then
+		expect "ext4 superblock state after the stock kernel's report" "clean with errors" \
+			"$(tune2fs -l "$DEV" | sed -n 's/^Filesystem state: *//p')"
+		# e2fsck -fy: 0 (nothing to fix) or 1 (the error state cleared)
+		_out=$(e2fsck -fy "$DEV" 2>&1)
+		case $? in
+		0|1) ;;
+		*) fail "e2fsck -fy $DEV: $_out" ;;
+		esac
+	fi
 	fs_check "$DEV" || fail "fsck after $KERNEL"
 	sb_clean
 	no_fs_error
@@ -351,9 +392,17 @@ for FS in ${VTEST_FS:-ext4 f2fs}; do
 			vt_test "$S $KERNEL mounts the filesystem with $MADE verity files read-write" t_mount_other
 		fi
 		vt_test "$S stat of $MADE verity files works: STATX_ATTR_VERITY, st_size $([ "$(stat_size d f)" = d ] && echo "the data size" || echo "data and metadata (the full size f2fs keeps)")" t_stat
-		vt_test "$S $KERNEL refuses to open $MADE verity files for reading ($(expect_open_err)): no byte read, no measurement" t_read_refused
+		if stock_ext4_case; then
+			vt_test "$S $KERNEL refuses to open $MADE verity files for reading ($(expect_open_err)): no byte read, no measurement; it reports each as corrupt (ext4_error, documented) and nothing else" t_read_refused
+		else
+			vt_test "$S $KERNEL refuses to open $MADE verity files for reading ($(expect_open_err)): no byte read, no measurement" t_read_refused
+		fi
 		vt_test "$S $KERNEL refuses writers and truncation of $MADE verity files" t_write_refused
-		vt_test "$S nothing changed: the mount state (a plain file still writes), the files' stat; fsck clean, no error recorded in the superblock" t_unchanged_other ;;
+		if stock_ext4_case; then
+			vt_test "$S nothing else changed: the mount state (a plain file still writes), the files' stat; the superblock says 'with errors' (documented), e2fsck clears it and finds nothing else" t_unchanged_other
+		else
+			vt_test "$S nothing changed: the mount state (a plain file still writes), the files' stat; fsck clean, no error recorded in the superblock" t_unchanged_other
+		fi ;;
 	3)	vt_test "$S $KERNEL mounts read-write again; every file's extents and their bytes on the disk are those of step 1" t_mount_again
 		vt_test "$S $KERNEL measures every $FMT file as in step 1 and reads the same contents" t_verify_again
 		vt_test "$S fsck clean at the end, no error recorded in the superblock" t_fsck_again ;;
