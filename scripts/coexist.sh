@@ -79,18 +79,12 @@ done
 wait
 
 for s in "${scenarios[@]}"; do
+	boots=()
 	for step in $STEPS; do
-		if ! tap_merge "$LOGS/results-$tag-$s$step.log"; then
-			tail -n 20 "$diskroot/$s.out" >"$diskroot/$s.tail"
-			tap_report FAIL "coexist $s$step: the boot ran to its closing line" "$diskroot/$s.tail"
-		fi
+		boots+=("coexist $s$step: the boot" "$LOGS/results-$tag-$s$step.log")
 	done
-	# boot.sh's own verdict (kernel log, timeout) on each boot
-	if grep -E '^FAIL: |boot.sh failed' "$diskroot/$s.out" >"$diskroot/$s.verdict"; then
-		tap_report FAIL "coexist $s: every boot ends cleanly, kernel logs clean (no oops, BUG, WARNING)" "$diskroot/$s.verdict"
-	else
-		tap_report OK "coexist $s: every boot ends cleanly, kernel logs clean (no oops, BUG, WARNING)"
-	fi
+	tap_merge_boots "$diskroot/$s.out" \
+		"coexist $s: every boot ends cleanly, kernel logs clean (no oops, BUG, WARNING)" "${boots[@]}"
 done
 echo "# make coexist took $(($(date +%s) - start)) s"
 tap_closing

@@ -33,18 +33,10 @@ pair f2fs &
 wait
 
 for fs in ext4 f2fs; do
-	for phase in 1 2; do
-		if ! tap_merge "$LOGS/results-crash$phase-$fs.log"; then
-			tail -n 20 "$diskroot/$fs.out" >"$diskroot/$fs.tail"
-			tap_report FAIL "$fs: crash: phase $phase ran to its closing line" "$diskroot/$fs.tail"
-		fi
-	done
-	# boot.sh's own verdict (kernel log, timeout) on each boot
-	if grep -E '^FAIL: |boot.sh failed' "$diskroot/$fs.out" >"$diskroot/$fs.verdict"; then
-		tap_report FAIL "$fs: crash: both boots end cleanly, kernel logs clean" "$diskroot/$fs.verdict"
-	else
-		tap_report OK "$fs: crash: both boots end cleanly (the first killed at its crash point), kernel logs clean"
-	fi
+	tap_merge_boots "$diskroot/$fs.out" \
+		"$fs: crash: both boots end cleanly (the first killed at its crash point), kernel logs clean" \
+		"$fs: crash: phase 1" "$LOGS/results-crash1-$fs.log" \
+		"$fs: crash: phase 2" "$LOGS/results-crash2-$fs.log"
 done
 tap_closing
 [ "$tap_fail" -eq 0 ]

@@ -130,6 +130,29 @@ tap_merge() {
 	[ -n "$(closing_line "$1")" ]
 }
 
+# tap_merge_boots OUT WHAT LABEL RESULTS [LABEL RESULTS...]: the tests of
+# boots run one after the other on the same disks (make crash, make
+# coexist): each boot's result stream RESULTS through tap_merge (a boot
+# without its closing line fails as "LABEL ran to its closing line", with
+# the tail of OUT, the output of the boot.sh runs), then one test, WHAT,
+# that boot.sh judged every boot clean (kernel log, time limit)
+tap_merge_boots() {
+	local out=$1 what=$2
+	shift 2
+	while [ $# -ge 2 ]; do
+		if ! tap_merge "$2"; then
+			tail -n 20 "$out" >"$out.tail"
+			tap_report FAIL "$1 ran to its closing line" "$out.tail"
+		fi
+		shift 2
+	done
+	if grep -E '^FAIL: |boot.sh failed' "$out" >"$out.verdict"; then
+		tap_report FAIL "$what" "$out.verdict"
+	else
+		tap_report OK "$what"
+	fi
+}
+
 # base_version: the version of $SRC_PKG the series is made for
 base_version() {
 	sed 's/#.*//' "$BASE_VERSION_FILE" | awk 'NF { print $1; exit }'
