@@ -338,6 +338,24 @@ t_unchanged_other() {
 	no_fs_error
 }
 
+# Without CONFIG_F2FS_FS_VERITY, FS_IOC_ENABLE_VERITY fails as fs-verity's
+# own stubs do, without blaming the filesystem's verity feature, which is
+# set here
+t_enable_noglue() {
+	need_helpers
+	need_fsverity
+	klog_new > /dev/null
+	gen 20000 91 > "$D/plain" || fail "cannot write a plain file"
+	setup_measure "$D/plain" > /dev/null || fail "fsverity setup failed"
+	expect "ENABLE of a set-up plain file" EOPNOTSUPP "$(vioctl enable "$D/plain")"
+	_log=$(klog_new)
+	[ -z "$_log" ] || note "$(echo "$_log" | sed "s|^|$KERNEL: |")"
+	if echo "$_log" | grep -i 'feature is not enabled'; then
+		fail "$KERNEL blames the filesystem's verity feature (above), which is set"
+	fi
+	rm "$D/plain" || fail "cannot remove the plain file"
+}
+
 # ------------------------------------------------------------------ step 3
 
 t_mount_again() {
@@ -398,6 +416,9 @@ for FS in ${VTEST_FS:-ext4 f2fs}; do
 			vt_test "$S $KERNEL refuses to open $MADE verity files for reading ($(expect_open_err)): no byte read, no measurement" t_read_refused
 		fi
 		vt_test "$S $KERNEL refuses writers and truncation of $MADE verity files" t_write_refused
+		if [ "$kind/$FS" = noglue/f2fs ]; then
+			vt_test "$S $KERNEL fails ENABLE with EOPNOTSUPP and does not blame the filesystem's verity feature" t_enable_noglue
+		fi
 		if stock_ext4_case; then
 			vt_test "$S nothing else changed: the mount state (a plain file still writes), the files' stat; the superblock says 'with errors' (documented), e2fsck clears it and finds nothing else" t_unchanged_other
 		else
