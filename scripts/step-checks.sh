@@ -109,9 +109,7 @@ untouched "$index.defs" | cut -d' ' -f1 | sort -u >"$work/base.defs"
 rm -rf "$copy"
 mkdir -p "$copy"
 for f in "${touched[@]}"; do
-	[ -f "$PRISTINE/$f" ] || continue
-	mkdir -p "$copy/$(dirname "$f")"
-	cp "$PRISTINE/$f" "$copy/$f"
+	[ ! -f "$PRISTINE/$f" ] || (cd "$PRISTINE" && cp --parents -- "$f" "$copy")
 done
 
 # undefined K: "SYMBOL FILE" lines of the symbols referenced and not

@@ -144,12 +144,18 @@ klog_new() {
 	dmesg -c | grep -E 'verity|EXT4-fs|F2FS-fs' | sed 's/^\[[ 0-9.]*\] //'
 }
 
+# klog_take: the kernel's fs messages since the last klog_new into $_log,
+# shown as notes
+klog_take() {
+	_log=$(klog_new)
+	[ -z "$_log" ] || note "$(echo "$_log" | sed "s|^|$KERNEL: |")"
+}
+
 # no_fs_error: the kernel log since the last klog_new shows no filesystem
 # error; the messages are shown as notes
 fs_errors_re='EXT4-fs error|Remounting filesystem read-only|EXT4-fs .*[Aa]bort|F2FS-fs .*([Ee]rror|[Ii]nconsistent|[Cc]orrupt|fsck|read-only|[Ss]top)'
 no_fs_error() {
-	_log=$(klog_new)
-	[ -z "$_log" ] || note "$(echo "$_log" | sed "s|^|$KERNEL: |")"
+	klog_take
 	if echo "$_log" | grep -E "$fs_errors_re"; then
 		fail "$KERNEL logged a filesystem error (above)"
 	fi
@@ -163,8 +169,7 @@ stock_ext4_report_re="EXT4-fs error .*ext4_get_verity_descriptor_location:[0-9]+
 # kernel reported each of the files (one inode each) as corrupt, and
 # logged no other filesystem error
 stock_ext4_reports() {
-	_log=$(klog_new)
-	[ -z "$_log" ] || note "$(echo "$_log" | sed "s|^|$KERNEL: |")"
+	klog_take
 	if echo "$_log" | grep -E "$fs_errors_re" | grep -vE "$stock_ext4_report_re"; then
 		fail "$KERNEL logged a filesystem error other than its documented report (above)"
 	fi
@@ -177,13 +182,18 @@ stock_ext4_case() {
 	[ "$phase/$FS" = B2/ext4 ]
 }
 
+# sb_state: the state ext4's superblock records for the unmounted $DEV
+sb_state() {
+	tune2fs -l "$DEV" | sed -n 's/^Filesystem state: *//p'
+}
+
 # sb_clean: the unmounted filesystem records no error: ext4's superblock
 # state (an ext4 error marks it "with errors" on the disk, and every later
 # mount warns of it); f2fs has fsck alone
 sb_clean() {
 	[ "$FS" = ext4 ] || return 0
 	expect "ext4 superblock state" clean \
-		"$(tune2fs -l "$DEV" | sed -n 's/^Filesystem state: *//p')"
+		"$(sb_state)"
 }
 
 # mount_rw: mounted read-write, as /proc/mounts says
@@ -325,7 +335,7 @@ t_unchanged_other() {
 	fs_umount "$VT_MNT" || fail "umount failed"
 	if stock_ext4_case; then
 		expect "ext4 superblock state after the stock kernel's report" "clean with errors" \
-			"$(tune2fs -l "$DEV" | sed -n 's/^Filesystem state: *//p')"
+			"$(sb_state)"
 		# e2fsck -fy: 0 (nothing to fix) or 1 (the error state cleared)
 		_out=$(e2fsck -fy "$DEV" 2>&1)
 		case $? in
@@ -348,8 +358,7 @@ t_enable_noglue() {
 	gen 20000 91 > "$D/plain" || fail "cannot write a plain file"
 	setup_measure "$D/plain" > /dev/null || fail "fsverity setup failed"
 	expect "ENABLE of a set-up plain file" EOPNOTSUPP "$(vioctl enable "$D/plain")"
-	_log=$(klog_new)
-	[ -z "$_log" ] || note "$(echo "$_log" | sed "s|^|$KERNEL: |")"
+	klog_take
 	if echo "$_log" | grep -i 'feature is not enabled'; then
 		fail "$KERNEL blames the filesystem's verity feature (above), which is set"
 	fi

@@ -194,10 +194,10 @@ case $phase in
 esac
 
 vt_summary
-f=$(vt_counter failed)
+clean=$?
 if [ "$phase" = 1 ]; then
 	# Nothing is synced or unmounted from here on: the host kills QEMU.
 	echo "vtest: crash point"
-	[ "$f" -eq 0 ] && race
+	[ "$clean" -eq 0 ] && race
 	while :; do sleep 3600; done
 fi
