@@ -33,7 +33,7 @@ noglue_kernel=$BISECT/no-fs-glue.bzImage
 mkdir -p "$results" "$LOGS"
 [ -f "$BUILD/pristine.version" ] || die "no pristine tree: run 'make tree' first"
 
-mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$ROOT/patches/series")
+mapfile -t patches < <(series_patches)
 npatches=${#patches[@]}
 verity_opts='FS_VERITY|FS_VERITY_BUILTIN_SIGNATURES|EXT4_FS_VERITY|F2FS_FS_VERITY'
 compiler=$(gcc --version | head -n 1)

@@ -75,5 +75,5 @@ for p in "${patches[@]}"; do
 		tap_report OK "checkpatch --strict: $p"
 	fi
 done
-echo "$tap_pass passed, $tap_fail failed"
+tap_closing
 [ "$tap_fail" -eq 0 ]

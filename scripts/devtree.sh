@@ -11,7 +11,7 @@ if [ -d "$dev/.git" ]; then
 	die "$dev exists: export your work ('make export') and remove it first (rm -rf $dev)"
 fi
 
-mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$ROOT/patches/series")
+mapfile -t patches < <(series_patches)
 info "copying the pristine tree to $dev"
 rm -rf "$dev"
 cp -a "$PRISTINE/." "$dev"

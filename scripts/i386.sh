@@ -33,16 +33,12 @@ read -r np nf nk < <(closing_counts "$closing")
 # The guests' memory, from the "# machine: MACHINE; MemTotal: N kB
 # HighTotal: N kB" line of each.
 machines=$(tr -d '\r' <"$out" | grep '^# machine: ' || true)
-n=$((np + nf + nk + 1))
+tap_pass=$np tap_fail=$nf tap_skip=$nk tap_n=$((np + nf + nk))
 if [ -n "$machines" ] && ! grep -qv 'HighTotal: [1-9][0-9]* kB' <<<"$machines"; then
-	echo "ok $n - i386: the guests have highmem ($(sed -n '1s/^# machine: //p' <<<"$machines"))"
-	np=$((np + 1))
+	tap_report OK "i386: the guests have highmem ($(sed -n '1s/^# machine: //p' <<<"$machines"))"
 else
-	echo "not ok $n - i386: the guests have highmem"
-	echo "${machines:-# no '# machine:' line in the results}"
-	nf=$((nf + 1))
+	echo "${machines:-no '# machine:' line in the results}" >"$out.machines"
+	tap_report FAIL "i386: the guests have highmem" "$out.machines"
 fi
-summary="$np passed, $nf failed"
-[ "$nk" -eq 0 ] || summary+=", $nk skipped"
-echo "$summary"
-[ "$rc" -eq 0 ] && [ "$nf" -eq 0 ]
+tap_closing
+[ "$rc" -eq 0 ] && [ "$tap_fail" -eq 0 ]

@@ -12,16 +12,14 @@ cd "$LINUX"
 files=(fs/verity/*.c include/linux/fsverity.h)
 [ -f "${files[0]}" ] || die "no fs/verity/*.c in $LINUX"
 
-pass=0
-fail=0
 out=$(./scripts/kernel-doc -none "${files[@]}" 2>&1 || true)
+detail=$(mktemp)
+trap 'rm -f "$detail"' EXIT
 if [ -z "$out" ]; then
-	echo "ok 1 - kernel-doc: no warning over fs/verity/*.c include/linux/fsverity.h (${#files[@]} files)"
-	pass=$((pass + 1))
+	tap_report OK "kernel-doc: no warning over fs/verity/*.c include/linux/fsverity.h (${#files[@]} files)"
 else
-	echo "not ok 1 - kernel-doc: warnings over fs/verity/*.c include/linux/fsverity.h"
-	sed 's/^/# /' <<<"$out"
-	fail=$((fail + 1))
+	echo "$out" >"$detail"
+	tap_report FAIL "kernel-doc: warnings over fs/verity/*.c include/linux/fsverity.h" "$detail"
 fi
 
 mapfile -t exported < <(sed -nE 's/^EXPORT_SYMBOL(_GPL)?\((\w+)\);.*/\2/p' fs/verity/*.c | sort -u)
@@ -30,14 +28,11 @@ for f in "${exported[@]}"; do
 	grep -qE "^ \* $f\(\) - " "${files[@]}" || undocumented+=("$f")
 done
 if [ ${#exported[@]} -eq 0 ]; then
-	echo "not ok 2 - kernel-doc: fs/verity/ exports no function (is the series applied?)"
-	fail=$((fail + 1))
+	tap_report FAIL "kernel-doc: fs/verity/ exports no function (is the series applied?)"
 elif [ ${#undocumented[@]} -eq 0 ]; then
-	echo "ok 2 - kernel-doc: all ${#exported[@]} functions fs/verity/ exports are documented"
-	pass=$((pass + 1))
+	tap_report OK "kernel-doc: all ${#exported[@]} functions fs/verity/ exports are documented"
 else
-	echo "not ok 2 - kernel-doc: exported without a kernel-doc comment: ${undocumented[*]}"
-	fail=$((fail + 1))
+	tap_report FAIL "kernel-doc: exported without a kernel-doc comment: ${undocumented[*]}"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_closing
+[ "$tap_fail" -eq 0 ]

@@ -155,5 +155,5 @@ for ((k = 1; k <= ${#patches[@]}; k++)); do
 	fi
 	tap_report "$status" "step-checks: patch $k/${#patches[@]} ${p%.patch}: ext4 advertises verity only with a read path that verifies" "$detail"
 done
-echo "$tap_pass passed, $tap_fail failed"
+tap_closing
 [ "$tap_fail" -eq 0 ]
