@@ -8,7 +8,7 @@ export FLAVOR KSRC VTEST_FILTER VTEST_TIMEOUT VTEST_GROUP_TIMEOUT VTEST_HUNG_TAS
 S := scripts
 
 PHONY_TARGETS := all deps tree patch kernel initramfs host-test boot selftest check \
-	checkpatch kernel-doc step-checks bisect coexist distro-build lowmem crash i386 \
+	checkpatch kernel-doc step-checks bisect coexist distro-build lowmem crash i386 debug \
 	demo bench shell devtree export rebase-check clean distclean help
 .PHONY: $(PHONY_TARGETS)
 
@@ -78,10 +78,14 @@ crash: kernel initramfs ## crash consistency of ENABLE: kill the guest, check on
 i386: patch deps ## build the i386 kernel (highmem) and initramfs, boot the core groups
 	@$(S)/i386.sh
 
+# FLAVOR=debug: builds its own kernel (build/obj-debug).
+debug: patch initramfs ## build the debug kernel (KASAN, UBSAN, lockdep, kmemleak...), boot the core groups
+	@$(S)/debug.sh
+
 selftest: kernel initramfs ## boot deliberately broken runs: the harness must reject each
 	@$(S)/selftest.sh
 
-# CHECK_ALL=1 adds distro-build, smp-stress, lowmem, crash and bisect (CI does).
+# CHECK_ALL=1 adds distro-build, smp-stress, lowmem, crash, i386, debug and bisect (CI does).
 check: kernel initramfs ## host tests, review checks, self-test, the suite in QEMU (CHECK_ALL=1: all)
 	@$(S)/check.sh
 

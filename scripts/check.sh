@@ -7,7 +7,8 @@
 # distro-build, 6.5 min from scratch, 1 min when little changed), the
 # concurrency group on a two-CPU guest (1 min), the low-memory boot (make
 # lowmem, 1.5 min), the crash-consistency boots (make crash, 1 min), the
-# 32-bit guest (make i386: 9 min with its kernel in ccache, 21 without) and
+# 32-bit guest (make i386: 9 min with its kernel in ccache, 21 without),
+# the core groups on the debug kernel (make debug) and
 # make bisect, which builds every patch of the series and the config
 # variants (26 minutes from scratch, seconds when nothing changed) and
 # ends with the cross-kernel boots (make coexist, 1 min).  Each
@@ -112,6 +113,9 @@ if [ "${CHECK_ALL:-0}" = 1 ]; then
 	run_part crash "$ROOT/scripts/crash.sh"
 	# The 32-bit kernel with highmem (build/obj-i386, its own build).
 	run_part i386 env VFUZZ_CASES="$fuzz" "$ROOT/scripts/i386.sh"
+	# The debug kernel (KASAN, UBSAN, lockdep, kmemleak: build/obj-debug,
+	# its own build) and the core groups on it.
+	run_part debug "$ROOT/scripts/debug.sh"
 	run_part bisect "$ROOT/scripts/bisect.sh"
 fi
 

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# 'make debug': the core groups of the suite on the debug kernel
+# (configs/debug.config: KASAN, UBSAN, lockdep, DEBUG_LIST, DEBUG_OBJECTS,
+# DEBUG_PAGEALLOC, kmemleak), where a use-after-free, an out-of-bounds
+# access, a lock-order inversion or a leak on fs-verity's paths is a report
+# in the kernel log, which fails the run (scripts/check-log.sh; /init scans
+# for leaks once more after the suite).
+#
+# FLAVOR=debug builds build/obj-debug from the same patched tree, then the
+# usual two VMs (ext4, f2fs) run the groups of DEBUG_GROUPS (default: 10
+# roundtrip, 20 corrupt, 30 errors, 50 signatures; DEBUG_GROUPS=all runs
+# the whole suite).  Output: the suite's lines and its closing line.
+set -euo pipefail
+export FLAVOR=debug
+. "$(dirname "$0")/lib.sh"
+
+groups=${DEBUG_GROUPS:-10,20,30,50}
+"$ROOT/scripts/kernel.sh"
+"$ROOT/scripts/initramfs.sh"
+
+cmdline=${VTEST_CMDLINE:-}
+[ "$groups" = all ] || cmdline="vtest.groups=$groups${cmdline:+ $cmdline}"
+VTEST_CMDLINE=$cmdline exec "$ROOT/scripts/boot.sh" test
