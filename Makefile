@@ -9,7 +9,7 @@ S := scripts
 
 PHONY_TARGETS := all deps tree patch kernel initramfs host-test boot selftest check \
 	checkpatch kernel-doc step-checks bisect coexist distro-build lowmem crash i386 debug \
-	demo bench shell devtree export rebase-check clean distclean help
+	demo bench shell devtree export rebase-check list-tests clean distclean help
 .PHONY: $(PHONY_TARGETS)
 
 all: check
@@ -105,6 +105,10 @@ devtree: patch ## build/devtree: the pristine tree with the series as git commit
 
 export: ## regenerate patches/ from build/devtree and record BASE_VERSION
 	@$(S)/export.sh
+
+# The suite's test IDs and names, from tests/vm/run's list mode (no boot).
+list-tests: ## list every test of the suite, ID and name, per filesystem (no boot)
+	@$(S)/list-tests.sh
 
 # The series on every linux-source-6.1 version the archive offers (not part
 # of make check: it downloads the packages).

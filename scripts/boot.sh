@@ -14,11 +14,18 @@
 # into results-MODE.log and printed on stdout with one closing line.
 # VTEST_SPLIT=0 runs the whole suite in one VM.
 #
-# Environment: VTEST_FILTER (test-name glob), VTEST_TIMEOUT (seconds),
+# In mode test the guests' result streams are judged on the host
+# (merge_results): renumbered, their TAP plans checked, every skip checked
+# against tests/expected-skips.txt (a skip it does not list for the boot's
+# kind, scripts/lib.sh's boot_kind, is a failure), then printed on stdout
+# with the TAP plan of the whole ("1..N") and one closing line; the lines
+# as they arrive go to stderr.
+#
+# Environment: VTEST_FILTER (test-ID glob), VTEST_TIMEOUT (seconds),
 # VTEST_GROUP_TIMEOUT (seconds, the default limit of a test group, see
 # tests/vm/run), VTEST_HUNG_TASK_SECS (the guest's hung-task timeout),
-# VTEST_MEM (MiB; default 1024, 1536 for FLAVOR=i386), VTEST_ACCEL (auto|tcg|kvm), VTEST_CMDLINE (extra words), VTEST_INJECT (fail|panic|hang,
-# for the harness self-test), VTEST_DISK_SIZE (per scratch disk), BOOT_TAG
+# VTEST_MEM (MiB; default 1024, 1536 for FLAVOR=i386), VTEST_ACCEL (auto|tcg|kvm), VTEST_CMDLINE (extra words), VTEST_INJECT (fail|panic|hang|...,
+# for the harness self-test: initramfs/init), VTEST_DISK_SIZE (per scratch disk), BOOT_TAG
 # (names the logs; default MODE, or FLAVOR-MODE), KOBJ (the kernel's build
 # folder), VTEST_SPLIT (auto|0|1), VTEST_DISKDIR (keep the scratch disks in
 # this folder, reusing the ones there: scripts/crash.sh boots twice on the
@@ -151,11 +158,31 @@ start_vm() {
 	vm_pid=$!
 }
 
+# merge_results LOG...: (mode test) the guests' result streams through
+# tap_merge: renumbered, each stream's TAP plan checked, each skip judged
+# against tests/expected-skips.txt for this kind of boot (boot_kind: a skip
+# it does not list is a failure); then the TAP plan of the whole and one
+# closing line.  A stream without its closing line counts as one failure.
+merge_results() {
+	local log
+	for log in "$@"; do
+		tap_merge "$log" "$(boot_kind)" ||
+			tap_report FAIL "${log#"$LOGS"/}: the suite ran to its closing line"
+	done
+	echo "1..$tap_n"
+	tap_closing
+}
+
 if [ "$split" != 1 ]; then
 	start_vm "$tag" ""
 	qpid=$vm_pid
-	# Show the results as they arrive.
-	tail -n +1 -F --pid=$qpid "$LOGS/results-$tag.log" 2>/dev/null | tr -d '\r' &
+	# Show the results as they arrive (the suite's on stderr: the judged
+	# stream comes on stdout at the end).
+	if [ "$mode" = test ]; then
+		tail -n +1 -F --pid=$qpid "$LOGS/results-$tag.log" 2>/dev/null | tr -d '\r' >&2 &
+	else
+		tail -n +1 -F --pid=$qpid "$LOGS/results-$tag.log" 2>/dev/null | tr -d '\r' &
+	fi
 	tpid=$!
 	killed=
 	if [ -n "${VTEST_KILL_ON:-}" ]; then
@@ -177,7 +204,15 @@ if [ "$split" != 1 ]; then
 		status=0
 	fi
 	info "guest finished (status $status) after its run; console: logs/console-$tag.log"
-	"$(dirname "$0")/check-log.sh" "$LOGS/console-$tag.log" "$LOGS/results-$tag.log" "$status" "$mode"
+	if [ "$mode" != test ]; then
+		"$(dirname "$0")/check-log.sh" "$LOGS/console-$tag.log" "$LOGS/results-$tag.log" "$status" "$mode"
+		exit
+	fi
+	rc=0
+	verdict=$("$(dirname "$0")/check-log.sh" "$LOGS/console-$tag.log" "$LOGS/results-$tag.log" "$status" "$mode") || rc=$?
+	merge_results "$LOGS/results-$tag.log"
+	[ -z "$verdict" ] || echo "$verdict"
+	[ "$rc" -eq 0 ] && [ "$tap_fail" -eq 0 ]
 	exit
 fi
 
@@ -203,28 +238,14 @@ for p in "${parts[@]}"; do
 done
 wait 2>/dev/null || true
 
-# Merge: renumber the test lines, drop the parts' closing lines, add them up.
-total_pass=0
-total_fail=0
-total_skip=0
-for p in "${parts[@]}"; do
-	closing=$(closing_line "$LOGS/results-$tag-$p.log")
-	[ -n "$closing" ] || { total_fail=$((total_fail + 1)); continue; }
-	read -r np nf nk < <(closing_counts "$closing")
-	total_pass=$((total_pass + np))
-	total_fail=$((total_fail + nf))
-	total_skip=$((total_skip + nk))
-done
-for p in "${parts[@]}"; do
-	tr -d '\r' <"$LOGS/results-$tag-$p.log" | grep -Ev "$CLOSING_RE" || true
-done | awk '/^(not )?ok [0-9]+ / { n++; sub(/ok [0-9]+ /, "ok " n " ") } { print }' >"$merged"
-summary="$total_pass passed, $total_fail failed"
-[ "$total_skip" -eq 0 ] || summary+=", $total_skip skipped"
-echo "$summary" >>"$merged"
+# Merge: the two streams, renumbered and judged, one plan and one closing
+# line.
+merge_results "$LOGS/results-$tag-ext4.log" "$LOGS/results-$tag-f2fs.log" >"$merged"
+summary=$(closing_line "$merged")
 cat "$merged"
 if ! grep -qE '^(not )?ok [0-9]+ ' "$merged"; then
-	echo "FAIL: no test ran (does VTEST_FILTER match any test name?)" >&2
+	echo "FAIL: no test ran (does VTEST_FILTER match any test ID?)" >&2
 	ok=0
 fi
-[ "$ok" = 1 ] && [ "$total_fail" -eq 0 ] || exit 1
+[ "$ok" = 1 ] && [ "$tap_fail" -eq 0 ] || exit 1
 echo "PASS: $summary over two VMs (ext4, f2fs); kernel logs clean"

@@ -8,7 +8,10 @@
 # Fails, saying why, when the guest timed out, when the suite bailed out (a
 # test group ran past its time limit: the watchdog of tests/vm/run ended the
 # guest), when the results lack the
-# closing "N passed, M failed" line, when any test failed, or when the kernel
+# closing "N passed, M failed" line, when any test failed, when (MODE test)
+# its TAP plan ("1..N") does not match its test lines or it has none, when a test
+# skipped that tests/expected-skips.txt does not list for this kind of boot
+# (scripts/lib.sh's boot_kind), or when the kernel
 # log shows an oops, BUG, WARNING, KASAN/UBSAN or lockdep report, a panic, a
 # hung task, an RCU stall or a kmemleak report.
 set -euo pipefail
@@ -77,7 +80,13 @@ else
 	# some test ran.
 	[ -n "${CHECKLOG_PART:-}" ] ||
 		[ "$(tr -d '\r' <"$results" | grep -c -E '^(not )?ok [0-9]+ ')" -gt 0 ] ||
-		problems+=("no test ran (does VTEST_FILTER match any test name?)")
+		problems+=("no test ran (does VTEST_FILTER match any test ID?)")
+	# The suite's TAP plan matches its test lines, and every skip is one
+	# that tests/expected-skips.txt lists for this kind of boot.
+	if [ "$mode" = test ]; then
+		tap_merge "$results" "$(boot_kind)" >/dev/null
+		problems+=("${tap_merge_problems[@]}")
+	fi
 fi
 
 if [ ${#problems[@]} -gt 0 ]; then

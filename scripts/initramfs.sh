@@ -143,16 +143,17 @@ if [ -n "$sysroot" ]; then
 	export CPPFLAGS="-I$sysroot/usr/include/i386-linux-gnu" LDFLAGS="-L$sysroot/usr/lib/i386-linux-gnu"
 	make_hint=" ${make_cc[0]%%=*}='${make_cc[0]#*=}' (with CPPFLAGS and LDFLAGS of ${BASH_SOURCE[0]#"$ROOT"/} in the environment)"
 fi
-if [ -f "$ROOT/tools/Makefile" ]; then
-	make -s -C "$ROOT/tools" O="$BUILD/tools$suffix" "${make_cc[@]}" >/dev/null ||
-		die "building tools/ failed: run 'make -C tools O=$BUILD/tools$suffix${make_hint}' to see why"
-	cp "$BUILD/tools$suffix/fsverity.static" "$root/usr/local/bin/fsverity"
-fi
-if [ -f "$ROOT/tests/vm/helpers/Makefile" ]; then
-	make -s -C "$ROOT/tests/vm/helpers" O="$BUILD/vm-helpers$suffix" "${make_cc[@]}" >/dev/null ||
-		die "building tests/vm/helpers failed: run 'make -C tests/vm/helpers O=$BUILD/vm-helpers$suffix${make_hint}' to see why"
-	find "$BUILD/vm-helpers$suffix" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/usr/local/bin/" \;
-fi
+# Both are required: a test whose program is missing fails (need_cmd).
+[ -f "$ROOT/tools/Makefile" ] || die "tools/Makefile is missing: the guest needs the fsverity utility"
+[ -f "$ROOT/tests/vm/helpers/Makefile" ] || die "tests/vm/helpers/Makefile is missing: the guest needs the test helpers"
+make -s -C "$ROOT/tools" O="$BUILD/tools$suffix" "${make_cc[@]}" >/dev/null ||
+	die "building tools/ failed: run 'make -C tools O=$BUILD/tools$suffix${make_hint}' to see why"
+cp "$BUILD/tools$suffix/fsverity.static" "$root/usr/local/bin/fsverity"
+make -s -C "$ROOT/tests/vm/helpers" O="$BUILD/vm-helpers$suffix" "${make_cc[@]}" >/dev/null ||
+	die "building tests/vm/helpers failed: run 'make -C tests/vm/helpers O=$BUILD/vm-helpers$suffix${make_hint}' to see why"
+find "$BUILD/vm-helpers$suffix" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/usr/local/bin/" \;
+[ -n "$(find "$BUILD/vm-helpers$suffix" -maxdepth 1 -type f -perm -u+x -name vioctl)" ] ||
+	die "the helpers' build left no vioctl in $BUILD/vm-helpers$suffix"
 
 cp -a "$ROOT/tests/vm" "$root/tests"
 rm -rf "$root/tests/helpers"

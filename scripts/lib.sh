@@ -102,32 +102,91 @@ tap_closing() {
 	fi
 }
 
-# tap_merge FILE: the TAP lines of another run's output FILE (a guest's
-# result stream, a script's log; CRs removed) through tap_report,
-# renumbered, with its "# " lines; a "# SKIP" test stays a skip.  Fails
-# when FILE has no closing line (the run died or hung).
+# The skips a boot of the suite may have: EXPECTED_SKIPS, one a line,
+# "KIND-GLOB ID-GLOB REASON", where KIND is the boot's kind (boot_kind) and
+# ID the test's ID with its prefix (ext4/20.06); '#' starts a comment.
+EXPECTED_SKIPS=${EXPECTED_SKIPS:-$ROOT/tests/expected-skips.txt}
+# boot_kind: the kind of a boot, as EXPECTED_SKIPS names it: BOOT_TAG when
+# it is set (lowmem, smp-stress, bisect-no-signatures, selftest-CASE...),
+# otherwise FLAVOR (test, i386, debug)
+boot_kind() {
+	echo "${BOOT_TAG:-$FLAVOR}"
+}
+# expected_skip KIND ID: the reason EXPECTED_SKIPS gives for a skip of the
+# test ID in a boot of KIND; fails when it lists none
+expected_skip() {
+	local kglob iglob why
+	[ -f "$EXPECTED_SKIPS" ] || return 1
+	while read -r kglob iglob why; do
+		case $kglob in '' | '#'*) continue ;; esac
+		# shellcheck disable=SC2053 # globs, on purpose
+		if [[ $1 == $kglob && $2 == $iglob ]]; then
+			echo "$why"
+			return 0
+		fi
+	done <"$EXPECTED_SKIPS"
+	return 1
+}
+
+# tap_merge FILE [KIND]: the TAP lines of another run's output FILE (a
+# guest's result stream, a script's log; CRs removed) through tap_report,
+# renumbered, with its "# " lines; a "# SKIP" test stays a skip.  A TAP
+# plan line of FILE ("1..N") must match its number of test lines.  With
+# KIND, FILE is the suite's result stream of a boot of that kind: it must
+# have a plan, and a skip that EXPECTED_SKIPS does not list for KIND is a
+# failure.  The failures tap_merge adds (a plan that does not match, an
+# unexpected skip) are also in the array tap_merge_problems.  Fails when
+# FILE has no closing line (the run died or hung).
 tap_merge() {
-	local line rest
+	local line rest id why msg plan='' ntests=0 kind=${2:-}
+	tap_merge_problems=()
 	while IFS= read -r line; do
 		case $line in
 		"ok "[0-9]*)
+			ntests=$((ntests + 1))
 			rest=${line#ok }
 			rest=${rest#*[0-9] }
 			rest=${rest#- }
 			case $rest in
-			*" # SKIP"*) tap_report SKIP "$rest" ;;
+			*" # SKIP"*)
+				id=${rest%% *}
+				if [ -z "$kind" ]; then
+					tap_report SKIP "$rest"
+				elif why=$(expected_skip "$kind" "$id"); then
+					tap_report SKIP "$rest"
+					echo "# an expected skip in $kind boots (${EXPECTED_SKIPS#"$ROOT"/}): $why"
+				else
+					msg="unexpected skip: $id (${EXPECTED_SKIPS#"$ROOT"/} lists no such skip for $kind boots): ${rest#* # SKIP }"
+					tap_merge_problems+=("$msg")
+					tap_report FAIL "${rest%% # SKIP*}: skipped, which it may not be in $kind boots"
+					echo "# $msg"
+				fi
+				;;
 			*) tap_report OK "$rest" ;;
 			esac
 			;;
 		"not ok "[0-9]*)
+			ntests=$((ntests + 1))
 			rest=${line#not ok }
 			rest=${rest#*[0-9] }
 			tap_report FAIL "${rest#- }"
 			;;
+		"1.."[0-9]*) plan=${line#1..} ;;
 		"#"*) echo "$line" ;;
 		esac
 	done < <(tr -d '\r' <"$1" 2>/dev/null)
-	[ -n "$(closing_line "$1")" ]
+	[ -n "$(closing_line "$1")" ] || return 1
+	msg=
+	if [ -n "$plan" ] && [ "$plan" != "$ntests" ]; then
+		msg="the TAP plan of ${1#"$ROOT"/} is 1..$plan, but it has $ntests test lines"
+	elif [ -z "$plan" ] && [ -n "$kind" ]; then
+		msg="${1#"$ROOT"/} has no TAP plan line (1..N)"
+	fi
+	if [ -n "$msg" ]; then
+		tap_merge_problems+=("$msg")
+		tap_report FAIL "$msg"
+	fi
+	return 0
 }
 
 # tap_merge_boots OUT WHAT LABEL RESULTS [LABEL RESULTS...]: the tests of

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prove the harness fails loudly: boot the test kernel with deliberate
 # breakages (VTEST_INJECT, see initramfs/init) and check that boot.sh
-# rejects each run with the right reason.  The boots run three at a time
+# rejects each run with the right reason; then check that the skip of the
+# "skip" case passes, counted as a skip, once a list names it.  The boots run three at a time
 # (SELFTEST_JOBS; the hung one waits out its limit mostly idle), with their
 # logs in build/logs/{console,results}-selftest-*.log.  Prints TAP lines
 # and a closing "N passed, M failed" line.
@@ -22,6 +23,11 @@ cases=(
 	"grouphang test $BOOT_LIMIT|bailed out: test group ext4/05-inject-hang still running after its time limit|a hung test group fails the run, named by the group watchdog"
 	"demo-intact demo $BOOT_LIMIT|the demo failed: ext4: reading the corrupted block 3 succeeded|a demo whose corrupted block reads fine fails"
 	"hungtask test $HANG_LIMIT|kernel log shows a panic report: .*hung_task: blocked tasks|a task blocked in the kernel panics the guest (hung_task_panic)"
+	"skip test $BOOT_LIMIT|unexpected skip: ext4/05\\.01 \\(tests/expected-skips\\.txt lists no such skip for selftest-skip boots\\): skipped on purpose|a skip that tests/expected-skips.txt does not list fails the run"
+	"short test $BOOT_LIMIT|not ok [0-9]+ - ext4/05\\.plan ext4: test group 05-inject-short ran 1 of its 3 planned tests and exited with status 0|a test group that runs fewer tests than its plan fails the run"
+	"busy test $BOOT_LIMIT|not ok [0-9]+ - ext4/05\\.umount ext4: /mnt/vt unmounts after test group 05-inject-busy|a test group that leaves its scratch mount busy fails the unmount check"
+	"dupid test $BOOT_LIMIT|not ok [0-9]+ - ext4/ids ext4: every test ID is unique|two tests of one ID fail the run"
+	"badplan test $BOOT_LIMIT|the TAP plan of .*results-selftest-badplan\\.log is 1\\.\\.2, but it has 1 test lines|a result stream whose TAP plan does not match its test lines fails the run"
 )
 # The hung-task timeout of the hungtask case, in seconds, shorter than the
 # suite's (the guest panics after one to two of them).
@@ -72,5 +78,25 @@ for c in "${cases[@]}"; do
 	IFS='|' read -r head reason name <<<"$c"
 	expect_failure "${head%% *}" "$reason" "$name"
 done
+
+# The other side of the skip check: the stream of the skip case, judged
+# with a list that names its skip, has the test as a skip (counted as
+# skipped, not failed), and nothing unexpected.
+printf '# a list for this check alone\nselftest-s* ext4/05.* listed by the self-test\n' >"$tmp/skips"
+results=$LOGS/results-selftest-skip.log
+saved=("$tap_pass" "$tap_fail" "$tap_skip" "$tap_n")
+tap_pass=0 tap_fail=0 tap_skip=0 tap_n=0
+{
+	EXPECTED_SKIPS=$tmp/skips tap_merge "$results" selftest-skip || echo "no closing line"
+	tap_closing
+} >"$tmp/listed" 2>&1
+listed_skips=$tap_skip
+tap_pass=${saved[0]} tap_fail=${saved[1]} tap_skip=${saved[2]} tap_n=${saved[3]}
+if [ "$listed_skips" -eq 1 ] && grep -q '^ok [0-9]* - ext4/05\.01 .* # SKIP skipped on purpose' "$tmp/listed" &&
+	! grep -q 'unexpected skip' "$tmp/listed"; then
+	tap_report OK "harness: a skip that the list names for the boot's kind is reported as a skip"
+else
+	tap_report FAIL "harness: a skip that the list names for the boot's kind is reported as a skip" "$tmp/listed"
+fi
 echo "$tap_pass passed, $tap_fail failed"
 [ "$tap_fail" -eq 0 ]

@@ -406,36 +406,37 @@ A) FMT="5.4-format"; MADE="the pristine kernel's" ;;
 *) FMT="2018-format"; MADE="the series'" ;;
 esac
 for FS in ${VTEST_FS:-ext4 f2fs}; do
+	VT_PREFIX=$FS
 	DEV=$(dev_of "$FS")
 	D=$VT_MNT/coexist
 	W=$VT_WORK/$FS
 	mkdir -p "$W"
 	S="$FS: coexist $phase:"
 	case $step in
-	1)	vt_test "$S $KERNEL makes $FMT verity files (sha256, sha512), records their measurements, contents and blocks; fsck clean, no error recorded in the superblock" t_make ;;
+	1)	vt_test coexist.01 "$S $KERNEL makes $FMT verity files (sha256, sha512), records their measurements, contents and blocks; fsck clean, no error recorded in the superblock" t_make ;;
 	2)	if [ "$kind/$FS" = noglue/ext4 ]; then
-			vt_test "$S $KERNEL refuses to mount the verity ext4 read-write (unknown RO_COMPAT_VERITY) and mounts it read-only" t_mount_other
+			vt_test coexist.11 "$S $KERNEL refuses to mount the verity ext4 read-write (unknown RO_COMPAT_VERITY) and mounts it read-only" t_mount_other
 		else
-			vt_test "$S $KERNEL mounts the filesystem with $MADE verity files read-write" t_mount_other
+			vt_test coexist.11 "$S $KERNEL mounts the filesystem with $MADE verity files read-write" t_mount_other
 		fi
-		vt_test "$S stat of $MADE verity files works: STATX_ATTR_VERITY, st_size $([ "$(stat_size d f)" = d ] && echo "the data size" || echo "data and metadata (the full size f2fs keeps)")" t_stat
+		vt_test coexist.12 "$S stat of $MADE verity files works: STATX_ATTR_VERITY, st_size $([ "$(stat_size d f)" = d ] && echo "the data size" || echo "data and metadata (the full size f2fs keeps)")" t_stat
 		if stock_ext4_case; then
-			vt_test "$S $KERNEL refuses to open $MADE verity files for reading ($(expect_open_err)): no byte read, no measurement; it reports each as corrupt (ext4_error, documented) and nothing else" t_read_refused
+			vt_test coexist.13 "$S $KERNEL refuses to open $MADE verity files for reading ($(expect_open_err)): no byte read, no measurement; it reports each as corrupt (ext4_error, documented) and nothing else" t_read_refused
 		else
-			vt_test "$S $KERNEL refuses to open $MADE verity files for reading ($(expect_open_err)): no byte read, no measurement" t_read_refused
+			vt_test coexist.13 "$S $KERNEL refuses to open $MADE verity files for reading ($(expect_open_err)): no byte read, no measurement" t_read_refused
 		fi
-		vt_test "$S $KERNEL refuses writers and truncation of $MADE verity files" t_write_refused
+		vt_test coexist.14 "$S $KERNEL refuses writers and truncation of $MADE verity files" t_write_refused
 		if [ "$kind/$FS" = noglue/f2fs ]; then
-			vt_test "$S $KERNEL fails ENABLE with EOPNOTSUPP and does not blame the filesystem's verity feature" t_enable_noglue
+			vt_test coexist.15 "$S $KERNEL fails ENABLE with EOPNOTSUPP and does not blame the filesystem's verity feature" t_enable_noglue
 		fi
 		if stock_ext4_case; then
-			vt_test "$S nothing else changed: the mount state (a plain file still writes), the files' stat; the superblock says 'with errors' (documented), e2fsck clears it and finds nothing else" t_unchanged_other
+			vt_test coexist.16 "$S nothing else changed: the mount state (a plain file still writes), the files' stat; the superblock says 'with errors' (documented), e2fsck clears it and finds nothing else" t_unchanged_other
 		else
-			vt_test "$S nothing changed: the mount state (a plain file still writes), the files' stat; fsck clean, no error recorded in the superblock" t_unchanged_other
+			vt_test coexist.16 "$S nothing changed: the mount state (a plain file still writes), the files' stat; fsck clean, no error recorded in the superblock" t_unchanged_other
 		fi ;;
-	3)	vt_test "$S $KERNEL mounts read-write again; every file's extents and their bytes on the disk are those of step 1" t_mount_again
-		vt_test "$S $KERNEL measures every $FMT file as in step 1 and reads the same contents" t_verify_again
-		vt_test "$S fsck clean at the end, no error recorded in the superblock" t_fsck_again ;;
+	3)	vt_test coexist.21 "$S $KERNEL mounts read-write again; every file's extents and their bytes on the disk are those of step 1" t_mount_again
+		vt_test coexist.22 "$S $KERNEL measures every $FMT file as in step 1 and reads the same contents" t_verify_again
+		vt_test coexist.23 "$S fsck clean at the end, no error recorded in the superblock" t_fsck_again ;;
 	esac
 done
 

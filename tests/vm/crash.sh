@@ -29,6 +29,7 @@ VT_DIR=${VT_DIR:-/tests}
 phase=$1
 FS=${VTEST_FS:-ext4}
 FS=${FS%% *}
+VT_PREFIX=$FS
 D=$VT_MNT/crash
 W=$VT_WORK/crash
 SYNCED="1 2"
@@ -183,13 +184,13 @@ t_fsck() {
 
 S="$FS: crash:"
 case $phase in
-1)	vt_test "$S phase 1: 2 files enabled and synced; 3 set up in place and 3 copied in set up (never synced), all 6 enabled back to back; 1 copied in, not enabled; then QEMU is killed with the filesystem mounted" t_phase1 ;;
-2)	vt_test "$S after the kill, the filesystem mounts (journal replay / roll-forward)" t_mount
-	vt_test "$S files enabled and synced before the kill are verity, measurement and contents intact" t_synced
-	vt_test "$S files enabled right before the kill, 3 of them with data only ENABLE's fsync wrote, are verity, measurement and contents intact" t_unsynced
-	vt_test "$S of the files being enabled in sequence at the kill, the verity ones are a prefix and intact, the others intact and enable now" t_race
-	vt_test "$S a file only set up is not verity; ENABLE then works or says EBADMSG" t_setup_only
-	vt_test "$S fsck finds the filesystem clean; the files still verify after it" t_fsck ;;
+1)	vt_test crash.01 "$S phase 1: 2 files enabled and synced; 3 set up in place and 3 copied in set up (never synced), all 6 enabled back to back; 1 copied in, not enabled; then QEMU is killed with the filesystem mounted" t_phase1 ;;
+2)	vt_test crash.11 "$S after the kill, the filesystem mounts (journal replay / roll-forward)" t_mount
+	vt_test crash.12 "$S files enabled and synced before the kill are verity, measurement and contents intact" t_synced
+	vt_test crash.13 "$S files enabled right before the kill, 3 of them with data only ENABLE's fsync wrote, are verity, measurement and contents intact" t_unsynced
+	vt_test crash.14 "$S of the files being enabled in sequence at the kill, the verity ones are a prefix and intact, the others intact and enable now" t_race
+	vt_test crash.15 "$S a file only set up is not verity; ENABLE then works or says EBADMSG" t_setup_only
+	vt_test crash.16 "$S fsck finds the filesystem clean; the files still verify after it" t_fsck ;;
 *)	echo "crash.sh: phase must be 1 or 2"; exit 2 ;;
 esac
 

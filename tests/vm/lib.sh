@@ -4,7 +4,8 @@
 # A group is run once per filesystem with FS=ext4 or FS=f2fs in the
 # environment; the same code serves both.  Each test is a shell function run
 # in a subshell by vt_test; it passes by returning 0, fails with `fail MSG`
-# (or any non-zero status) and skips with `skip REASON`.  Everything a test
+# (or any non-zero status) and skips with `skip REASON` (the host fails a
+# run with a skip that tests/expected-skips.txt does not list).  Everything a test
 # prints goes to a log that is shown, as "# " lines, only when it fails;
 # `note MSG` lines are shown always.
 
@@ -19,6 +20,9 @@ vt_disks() { VT_DEV=${1:-}; VT_DEV2=${2:-}; }
 # shellcheck disable=SC2086
 vt_disks ${VTEST_DISKS:-}
 FS=${FS:-ext4}
+# The first part of the test IDs: the filesystem, or "once" and "end" for
+# the groups of those kinds (tests/vm/run sets it)
+VT_PREFIX=${VT_PREFIX:-$FS}
 BS=4096
 VT_SUM=${VT_SUM:-sha256sum}
 
@@ -37,7 +41,9 @@ vt_counter() {
 
 # ------------------------------------------------------------------ filter
 
-# VTEST_FILTER: a shell glob on the test name, or several joined with '|'.
+# VTEST_FILTER: a shell glob, or several joined with '|', on the test ID
+# ("ext4/20.06", see vt_test); empty = all.  vt_want STRING: STRING
+# (an ID) is selected.
 vt_want() {
 	[ -z "${VTEST_FILTER:-}" ] && return 0
 	_name=$1
@@ -51,6 +57,40 @@ vt_want() {
 		case $_name in $_pat) return 0 ;; esac
 	done
 	return 1
+}
+
+# List mode (VTEST_LIST=1, see vt_test): the group only lists its tests.
+# Its top-level code runs, so it must have no effect outside tests: what
+# a group does besides declaring tests (cleanup at its end, notes about
+# its seeds) is guarded by vt_listing.
+vt_listing() {
+	[ "${VTEST_LIST:-0}" = 1 ]
+}
+
+# vt_selected ID...: in a run (not in list mode), a test of one of these
+# IDs (of this group, without the prefix) runs
+vt_selected() {
+	vt_listing && return 1
+	for _id; do
+		vt_want "$VT_PREFIX/$_id" && return 0
+	done
+	return 1
+}
+
+# vt_kcmdline: the kernel command line, or VTEST_KCMDLINE when it is set
+# (scripts/list-tests.sh lists the tests of given boots on the host)
+vt_kcmdline() {
+	if [ -n "${VTEST_KCMDLINE+set}" ]; then
+		echo "$VTEST_KCMDLINE"
+	else
+		cat /proc/cmdline 2>/dev/null
+	fi
+}
+
+# vt_mem_mib: the memory of the machine in MiB, or VTEST_MEM_MIB when it is
+# set (like VTEST_KCMDLINE)
+vt_mem_mib() {
+	echo "${VTEST_MEM_MIB:-$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 1024))}"
 }
 
 # ------------------------------------------------------------ test running
@@ -81,11 +121,22 @@ vt_print_log() {	# FILE: print as "# " lines, at most 60
 	return 0
 }
 
-# vt_test NAME FUNC [ARGS...]
+# vt_test ID NAME FUNC [ARGS...]: the test ID of this group (e.g. 20.06:
+# the group's number, a dot, then two digits, or words derived from the
+# parameters of a loop, e.g. 10.s4097.measure), its name (prose, free to
+# change) and the function that runs it.  The TAP line reads "ok N -
+# PREFIX/ID NAME", e.g. "ok 17 - ext4/20.06 ext4: flipped byte ...".
+# In list mode (VTEST_LIST=1) it prints "PREFIX/ID NAME" and runs nothing,
+# not even the group's setup.
 vt_test() {
-	_tname=$1
-	shift
-	vt_want "$_tname" || return 0
+	_tid=$VT_PREFIX/$1
+	_tname=$2
+	shift 2
+	if vt_listing; then
+		echo "$_tid $_tname"
+		return 0
+	fi
+	vt_want "$_tid" || return 0
 	if [ -n "${VT_SETUP_FN:-}" ] && [ -z "$VT_SETUP_RC" ]; then
 		$VT_SETUP_FN > "$VT_STATE/setup.log" 2>&1 </dev/null
 		VT_SETUP_RC=$?
@@ -102,17 +153,27 @@ vt_test() {
 		_rc=$?
 	fi
 	case $_rc in
-	0)	echo "ok $_n - $_tname"
+	0)	echo "ok $_n - $_tid $_tname"
 		vt_counter_add passed > /dev/null ;;
-	77)	echo "ok $_n - $_tname # SKIP $(cat "$VT_STATE/skip" 2>/dev/null)"
+	77)	echo "ok $_n - $_tid $_tname # SKIP $(cat "$VT_STATE/skip" 2>/dev/null)"
 		vt_counter_add skipped > /dev/null ;;
-	*)	echo "not ok $_n - $_tname"
+	*)	echo "not ok $_n - $_tid $_tname"
 		vt_counter_add failed > /dev/null
 		[ -s "$VT_STATE/log" ] || echo "test function exited with status $_rc" > "$VT_STATE/log"
 		vt_print_log "$VT_STATE/log" ;;
 	esac
 	vt_print_log "$VT_STATE/notes"
 	return 0
+}
+
+# vt_fail_line ID NAME [DETAIL-FILE]: a failed check of the runner itself
+# (not a test function): a "not ok" line, counted, with DETAIL-FILE as
+# "# " lines
+vt_fail_line() {
+	_n=$(vt_counter_add count)
+	vt_counter_add failed > /dev/null
+	echo "not ok $_n - $1 $2"
+	[ -z "${3:-}" ] || vt_print_log "$3"
 }
 
 # Inside a test:
@@ -148,10 +209,14 @@ expect_one_of() {
 
 # ----------------------------------------------------------- prerequisites
 
+# need_cmd CMD...: in a test, fail unless every CMD is on PATH: the
+# initramfs has every program and helper the suite uses
+# (scripts/initramfs.sh), so a missing one is a broken build, not a reason
+# to skip
 need_cmd() {
 	for _c; do
 		command -v "$_c" > /dev/null 2>&1 ||
-			skip "'$_c' not found on PATH"
+			fail "'$_c' not found on PATH: the initramfs lacks it (scripts/initramfs.sh)"
 	done
 }
 
@@ -420,7 +485,7 @@ sig_trust() {
 	echo "$_kid" > "$VT_KEYS/$1.id"
 }
 
-# sig_need [KEY...]: in a test: skip without openssl or keyctl, fail if the
+# sig_need [KEY...]: in a test: fail without openssl or keyctl, or if the
 # kernel lacks the signature support (it is required), make the keys named
 # (default: trusted untrusted) and trust "trusted".  Sets the sysctl back
 # to 0 if an earlier test left it at 1.
@@ -475,9 +540,11 @@ sig_setup() {
 		--signing-cert="$VT_KEYS/$_k.pem" "$@"
 }
 
-# vt_summary: the closing line of a run, "N passed, M failed" (with ",
-# K skipped" when something was skipped); fails if a test failed
+# vt_summary: the TAP plan of the whole run, "1..N" (N test lines: a
+# trailing plan), then its closing line, "N passed, M failed" (with ", K
+# skipped" when something was skipped); fails if a test failed
 vt_summary() {
+	echo "1..$(vt_counter count)"
 	_p=$(vt_counter passed)
 	_f=$(vt_counter failed)
 	_s=$(vt_counter skipped)

@@ -41,9 +41,8 @@ t_tool() {
 	rm -f "$f"
 }
 
-vt_test "$FS: mkfs -O verity and mount succeed" t_mkfs_mount
-vt_test "$FS: /sys/fs/$FS/features/verity exists" t_sysfs
-vt_test "$FS: MEASURE on a plain file gives ENODATA, ENABLE without metadata EBADMSG (ioctls exist)" t_ioctls_exist
-[ "$FS" = ext4 ] && vt_test "fsverity utility: setup prints a sha256 measurement and appends metadata" t_tool
-fs_umount "$VT_MNT"
+vt_test 00.01 "$FS: mkfs -O verity and mount succeed" t_mkfs_mount
+vt_test 00.02 "$FS: /sys/fs/$FS/features/verity exists" t_sysfs
+vt_test 00.03 "$FS: MEASURE on a plain file gives ENODATA, ENABLE without metadata EBADMSG (ioctls exist)" t_ioctls_exist
+[ "$FS" = ext4 ] && vt_test 00.04 "fsverity utility: setup prints a sha256 measurement and appends metadata" t_tool
 exit 0

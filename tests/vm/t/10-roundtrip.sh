@@ -193,16 +193,20 @@ t_lowmem() {
 	note "the second read of the 100 MiB file read $mib MiB from $VT_DEV"
 	[ "$mib" -ge 50 ] || fail "the second read read only $mib MiB from the disk: the file stayed cached, no memory pressure"
 }
-mem_mib=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 1024))
 
-# each_case "FUNCTION|TITLE"...: for each case in turn, one test per FUNCTION
+# each_case "FUNCTION|TITLE"...: for each case in turn, one test per
+# FUNCTION; its ID is 10.CASE.CHECK (e.g. 10.s4097.measure: case s4097,
+# FUNCTION t_measure)
 each_case() {
-	echo "$CASES" | sed '/^$/d' > "$VT_STATE/rt.cases"
 	while read -r id size kind hash salt desc; do
+		[ -n "$id" ] || continue
 		for pair; do
-			vt_test "$FS: ${pair#*|} ($desc)" "${pair%%|*}"
+			_fn=${pair%%|*}
+			vt_test "10.$id.${_fn#t_}" "$FS: ${pair#*|} ($desc)" "$_fn"
 		done
-	done < "$VT_STATE/rt.cases"
+	done <<-EOF
+	$CASES
+	EOF
 }
 
 each_case "t_enable|setup then enable succeeds" \
@@ -211,8 +215,8 @@ each_case "t_enable|setup then enable succeeds" \
 	"t_flags|FS_IOC_GETFLAGS, statx and lsattr show verity"
 each_case "t_remount|after umount/mount: stat, contents, EOF reads, measure, flag"
 each_case "t_dropcaches|after drop_caches: contents and EOF reads verified again"
+mem_mib=$(vt_mem_mib)
 [ "$mem_mib" -lt 256 ] &&
-	vt_test "$FS: low memory ($mem_mib MiB): a second full read of the 100 MiB file comes from the disk again and verifies" t_lowmem
-vt_test "$FS: fsck finds the filesystem with the verity files consistent" t_fsck
-fs_umount "$VT_MNT"
+	vt_test 10.01 "$FS: low memory ($mem_mib MiB): a second full read of the 100 MiB file comes from the disk again and verifies" t_lowmem
+vt_test 10.02 "$FS: fsck finds the filesystem with the verity files consistent" t_fsck
 exit 0

@@ -442,35 +442,34 @@ t_twice_tool() {
 }
 
 S="$FS: 2 GiB sparse file"
-vt_test "$S (data at start, middle, end; metadata by vfuzz deep full): ENABLE; holes stay unallocated" t_big_enable
-vt_test "$S: MEASURE equals the metadata's measurement, st_size 2 GiB, verity flag" t_big_measure
-vt_test "$S: $BIGSAMPLE spread blocks (holes) + the 6 data blocks read back, EOF at 2 GiB" t_big_read
-vt_test "$S: after drop_caches: the same sample reads back" t_big_dropcaches
-vt_test "$S: after umount/mount: stat, the same sample, MEASURE" t_big_remount
+vt_test 15.01 "$S (data at start, middle, end; metadata by vfuzz deep full): ENABLE; holes stay unallocated" t_big_enable
+vt_test 15.02 "$S: MEASURE equals the metadata's measurement, st_size 2 GiB, verity flag" t_big_measure
+vt_test 15.03 "$S: $BIGSAMPLE spread blocks (holes) + the 6 data blocks read back, EOF at 2 GiB" t_big_read
+vt_test 15.04 "$S: after drop_caches: the same sample reads back" t_big_dropcaches
+vt_test 15.05 "$S: after umount/mount: stat, the same sample, MEASURE" t_big_remount
 M="$FS: exact multiple:"
-vt_test "$M 128 blocks, sha256 (level 0 is one full block: 1 level) round-trips" t_multiple 128 sha256 1 1
-vt_test "$M 127 blocks, sha256 (1 level) round-trips" t_multiple 127 sha256 1 1
-vt_test "$M 129 blocks, sha256 (2 levels) round-trips" t_multiple 129 sha256 2 2 1
-vt_test "$M 128*128 blocks (64 MiB), sha256 (two full levels) round-trips (after drop_caches: a block under each tree block)" t_multiple 16384 sha256 2 128 1
-vt_test "$M 64 blocks, sha512 (1 level) round-trips" t_multiple 64 sha512 1 1
-vt_test "$M 64*64 blocks, sha512 (two full levels) round-trips" t_multiple 4096 sha512 2 64 1
-vt_test "$M 64*64+1 blocks, sha512 (3 levels) round-trips" t_multiple 4097 sha512 3 65 2 1
-vt_test "$M 1024 blocks, crc32c (1 level) round-trips" t_multiple 1024 crc32c 1 1
-vt_test "$M 1025 blocks, crc32c (2 levels) round-trips" t_multiple 1025 crc32c 2 2 1
+vt_test 15.06 "$M 128 blocks, sha256 (level 0 is one full block: 1 level) round-trips" t_multiple 128 sha256 1 1
+vt_test 15.07 "$M 127 blocks, sha256 (1 level) round-trips" t_multiple 127 sha256 1 1
+vt_test 15.08 "$M 129 blocks, sha256 (2 levels) round-trips" t_multiple 129 sha256 2 2 1
+vt_test 15.09 "$M 128*128 blocks (64 MiB), sha256 (two full levels) round-trips (after drop_caches: a block under each tree block)" t_multiple 16384 sha256 2 128 1
+vt_test 15.10 "$M 64 blocks, sha512 (1 level) round-trips" t_multiple 64 sha512 1 1
+vt_test 15.11 "$M 64*64 blocks, sha512 (two full levels) round-trips" t_multiple 4096 sha512 2 64 1
+vt_test 15.12 "$M 64*64+1 blocks, sha512 (3 levels) round-trips" t_multiple 4097 sha512 3 65 2 1
+vt_test 15.13 "$M 1024 blocks, crc32c (1 level) round-trips" t_multiple 1024 crc32c 1 1
+vt_test 15.14 "$M 1025 blocks, crc32c (2 levels) round-trips" t_multiple 1025 crc32c 2 2 1
 E="$FS: ENABLE with orig_file_size"
-vt_test "$E 2^63 fails EBADMSG, unchanged" t_origsize 10000 --hash=sha256 0000000000000080 2^63
-vt_test "$E 2^64-1 (sha256) fails EBADMSG, unchanged" t_origsize 10000 --hash=sha256 ffffffffffffffff 2^64-1
-vt_test "$E 2^64-1 (sha512: 9 levels) fails EBADMSG, unchanged" t_origsize 10000 --hash=sha512 ffffffffffffffff 2^64-1
-vt_test "$E 2^64-1 (crc32c) fails EBADMSG, unchanged" t_origsize 10000 --hash=crc32c ffffffffffffffff 2^64-1
-vt_test "$E the descriptor offset + 1 (large file) fails EBADMSG, unchanged" t_origsize 1000000 --hash=sha256 desc+1 desc+1
-vt_test "$E = the descriptor offset (1 block, no tree) is accepted; the padding reads as data" t_orig_eq_one
-vt_test "$E = the descriptor offset (3 blocks: no room for the tree) fails EBADMSG, unchanged" t_orig_eq_many
-vt_test "$FS: vfuzz wrap, deep and deep full write byte for byte what fsverity setup writes" t_writers
+vt_test 15.15 "$E 2^63 fails EBADMSG, unchanged" t_origsize 10000 --hash=sha256 0000000000000080 2^63
+vt_test 15.16 "$E 2^64-1 (sha256) fails EBADMSG, unchanged" t_origsize 10000 --hash=sha256 ffffffffffffffff 2^64-1
+vt_test 15.17 "$E 2^64-1 (sha512: 9 levels) fails EBADMSG, unchanged" t_origsize 10000 --hash=sha512 ffffffffffffffff 2^64-1
+vt_test 15.18 "$E 2^64-1 (crc32c) fails EBADMSG, unchanged" t_origsize 10000 --hash=crc32c ffffffffffffffff 2^64-1
+vt_test 15.19 "$E the descriptor offset + 1 (large file) fails EBADMSG, unchanged" t_origsize 1000000 --hash=sha256 desc+1 desc+1
+vt_test 15.20 "$E = the descriptor offset (1 block, no tree) is accepted; the padding reads as data" t_orig_eq_one
+vt_test 15.21 "$E = the descriptor offset (3 blocks: no room for the tree) fails EBADMSG, unchanged" t_orig_eq_many
+vt_test 15.22 "$FS: vfuzz wrap, deep and deep full write byte for byte what fsverity setup writes" t_writers
 deep_params
-vt_test "$FS: deepest tree $FS holds ($dsize bytes, sha512, $depth levels, sparse): ENABLE, MEASURE, st_size; written paths verify, the rest EIO; drop_caches, remount" t_deep
+vt_test 15.23 "$FS: deepest tree $FS holds ($dsize bytes, sha512, $depth levels, sparse): ENABLE, MEASURE, st_size; written paths verify, the rest EIO; drop_caches, remount" t_deep
 T="$FS: set up twice"
-vt_test "$T: fsverity setup refuses a set-up file (status 1, one message, unchanged, no OUTFILE)" t_twice_refused
-vt_test "$T: metadata over metadata (vfuzz wrap) enables, measures as the outer metadata, reads the inner file whole" t_twice_wrap
-vt_test "$T: a set-up file plus a newline is set up again by the tool and round-trips" t_twice_tool
-fs_umount "$VT_MNT"
+vt_test 15.24 "$T: fsverity setup refuses a set-up file (status 1, one message, unchanged, no OUTFILE)" t_twice_refused
+vt_test 15.25 "$T: metadata over metadata (vfuzz wrap) enables, measures as the outer metadata, reads the inner file whole" t_twice_wrap
+vt_test 15.26 "$T: a set-up file plus a newline is set up again by the tool and round-trips" t_twice_tool
 exit 0

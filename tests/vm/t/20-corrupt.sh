@@ -201,17 +201,16 @@ t_badopen() {	# FILE-NAME
 	return 0
 }
 
-vt_test "$FS: corruption method: a raw-device write at the FIEMAP offset changes that file byte" t_method
-vt_test "$FS: corruption control: an uncorrupted twin file reads correctly by pread, mmap, O_DIRECT" t_twin
-vt_test "$FS: flipped byte in data block $K: pread fails EIO for that block only, the others read correctly" t_data_pread
-vt_test "$FS: flipped byte in data block $K: reads spanning it stop there with EIO, after it succeed" t_data_span
-vt_test "$FS: flipped byte in data block $K: mmap raises SIGBUS for that page only" t_data_mmap
-vt_test "$FS: flipped byte in data block $K: O_DIRECT reads are verified, EIO for that block only" t_data_direct
-vt_test "$FS: corrupted level-0 tree block 1: blocks 128-255 fail (pread EIO, mmap SIGBUS), others read" t_tree
-vt_test "$FS: corrupted root tree block: every data block fails EIO" t_root
-vt_test "$FS: corrupted root hash in the descriptor: no block readable, measurement changes" t_roothash
-vt_test "$FS: corrupted descriptor magic: open fails with EINVAL or EBADMSG" t_badopen desc
-vt_test "$FS: corrupted footer magic: open fails with EINVAL or EBADMSG" t_badopen footer
-vt_test "$FS: descriptor flags made non-zero: open fails with EINVAL or EBADMSG" t_badopen dflags
-fs_umount "$VT_MNT"
+vt_test 20.01 "$FS: corruption method: a raw-device write at the FIEMAP offset changes that file byte" t_method
+vt_test 20.02 "$FS: corruption control: an uncorrupted twin file reads correctly by pread, mmap, O_DIRECT" t_twin
+vt_test 20.03 "$FS: flipped byte in data block $K: pread fails EIO for that block only, the others read correctly" t_data_pread
+vt_test 20.04 "$FS: flipped byte in data block $K: reads spanning it stop there with EIO, after it succeed" t_data_span
+vt_test 20.05 "$FS: flipped byte in data block $K: mmap raises SIGBUS for that page only" t_data_mmap
+vt_test 20.06 "$FS: flipped byte in data block $K: O_DIRECT reads are verified, EIO for that block only" t_data_direct
+vt_test 20.07 "$FS: corrupted level-0 tree block 1: blocks 128-255 fail (pread EIO, mmap SIGBUS), others read" t_tree
+vt_test 20.08 "$FS: corrupted root tree block: every data block fails EIO" t_root
+vt_test 20.09 "$FS: corrupted root hash in the descriptor: no block readable, measurement changes" t_roothash
+vt_test 20.10 "$FS: corrupted descriptor magic: open fails with EINVAL or EBADMSG" t_badopen desc
+vt_test 20.11 "$FS: corrupted footer magic: open fails with EINVAL or EBADMSG" t_badopen footer
+vt_test 20.12 "$FS: descriptor flags made non-zero: open fails with EINVAL or EBADMSG" t_badopen dflags
 exit 0

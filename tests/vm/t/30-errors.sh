@@ -273,45 +273,43 @@ t_concurrent() {
 }
 
 E="$FS: ENABLE"
-vt_test "$E on a verity file fails EEXIST" t_eexist
-vt_test "$E with a non-NULL argument fails EINVAL, file unchanged" t_arg
-vt_test "$E on a directory fails EISDIR" t_dir
-vt_test "$E on a fifo fails ENOTTY from the pipe's own ioctl" t_fifo
-vt_test "$E on a character device node fails ENOTTY from its driver" t_chrdev
-vt_test "$E while another fd has the file open for write fails ETXTBSY, unchanged" t_writer_fd
-vt_test "$E through an fd opened O_RDWR fails ETXTBSY, unchanged" t_own_fd
-vt_test "$E while a shared writable mmap exists fails ETXTBSY, unchanged" t_mmap
-vt_test "$E without write permission (uid 1000) fails EACCES, unchanged" t_eacces
-vt_test "$E needs no capability: uid 1000 enables its own file" t_nocap
-vt_test "$E on an append-only (chattr +a) file fails EPERM, unchanged" t_append
-vt_test "$E on a read-only mount fails EROFS, unchanged" t_erofs
-vt_test "$E on a file without metadata fails EBADMSG, unchanged" t_nometa
-vt_test "$E with a bad descriptor magic fails EBADMSG, unchanged" t_badmeta desc+0 xor ff
-vt_test "$E with descriptor major_version 2 fails EBADMSG, unchanged" t_badmeta desc+8 set 02
-vt_test "$E with log_tree_blocksize != log_data_blocksize fails EBADMSG, unchanged" t_badmeta desc+11 set 0d
-vt_test "$E with an unknown hash algorithm (9) fails EBADMSG, unchanged" t_badmeta desc+12 set 09000900
-vt_test "$E with tree_algorithm != data_algorithm fails EBADMSG, unchanged" t_badmeta desc+14 set 0200
-vt_test "$E with non-zero descriptor flags fails EBADMSG, unchanged" t_badmeta desc+16 set 01
-vt_test "$E with non-zero reserved descriptor bytes fails EBADMSG, unchanged" t_badmeta desc+40 set 01
-vt_test "$E with orig_file_size 0 fails EBADMSG, unchanged" t_badmeta desc+24 set 0000000000000000
-vt_test "$E with orig_file_size past the descriptor fails EBADMSG, unchanged" t_badsize
-vt_test "$E without the ROOT_HASH extension fails EBADMSG, unchanged" t_badmeta desc+32 set 0000
-vt_test "$E with an unknown extension type fails EBADMSG, unchanged" t_badmeta desc+68 set 0900
-vt_test "$E with non-zero extension reserved field fails EBADMSG, unchanged" t_badmeta desc+70 set 0100
-vt_test "$E with an extension length < 8 fails EBADMSG, unchanged" t_badmeta desc+64 set 04000000
-vt_test "$E with a bad footer magic fails EBADMSG, unchanged" t_badmeta end-1 xor ff
-vt_test "$E with desc_reverse_offset 10 (too small) fails EBADMSG, unchanged" t_badmeta end-12 set 0a000000
-vt_test "$E with desc_reverse_offset past the file start fails EBADMSG, unchanged" t_badmeta end-12 set ffffff00
-vt_test "$E on $FS made without -O verity fails EOPNOTSUPP, unchanged" t_eopnotsupp ENABLE
-vt_test "$FS: MEASURE on $FS made without -O verity fails EOPNOTSUPP" t_eopnotsupp MEASURE
-vt_test "$FS: two concurrent ENABLEs of one file: one succeeds, the other fails EEXIST" t_concurrent
-vt_test "$FS: verity file: open for write, O_APPEND, O_TRUNC fail EPERM, contents intact" t_open_write
-vt_test "$FS: verity file: truncate() fails EPERM, size unchanged" t_truncate
-vt_test "$FS: verity file: chmod, chown, rename, link, unlink work; it stays verity and intact" t_meta_ops
-vt_test "$FS: MEASURE on a non-verity file or directory fails ENODATA" t_enodata
-vt_test "$FS: MEASURE with digest_size 0, 1, 31 fails EOVERFLOW, 32 succeeds (sha256)" t_eoverflow
-vt_test "$FS: MEASURE with an unmapped buffer fails EFAULT" t_efault
-vt_test "$FS: MEASURE needs no privilege: uid 1000 measures a root-owned file" t_measure_user
-fs_umount "$VT_MNT2"
-fs_umount "$VT_MNT"
+vt_test 30.01 "$E on a verity file fails EEXIST" t_eexist
+vt_test 30.02 "$E with a non-NULL argument fails EINVAL, file unchanged" t_arg
+vt_test 30.03 "$E on a directory fails EISDIR" t_dir
+vt_test 30.04 "$E on a fifo fails ENOTTY from the pipe's own ioctl" t_fifo
+vt_test 30.05 "$E on a character device node fails ENOTTY from its driver" t_chrdev
+vt_test 30.06 "$E while another fd has the file open for write fails ETXTBSY, unchanged" t_writer_fd
+vt_test 30.07 "$E through an fd opened O_RDWR fails ETXTBSY, unchanged" t_own_fd
+vt_test 30.08 "$E while a shared writable mmap exists fails ETXTBSY, unchanged" t_mmap
+vt_test 30.09 "$E without write permission (uid 1000) fails EACCES, unchanged" t_eacces
+vt_test 30.10 "$E needs no capability: uid 1000 enables its own file" t_nocap
+vt_test 30.11 "$E on an append-only (chattr +a) file fails EPERM, unchanged" t_append
+vt_test 30.12 "$E on a read-only mount fails EROFS, unchanged" t_erofs
+vt_test 30.13 "$E on a file without metadata fails EBADMSG, unchanged" t_nometa
+vt_test 30.14 "$E with a bad descriptor magic fails EBADMSG, unchanged" t_badmeta desc+0 xor ff
+vt_test 30.15 "$E with descriptor major_version 2 fails EBADMSG, unchanged" t_badmeta desc+8 set 02
+vt_test 30.16 "$E with log_tree_blocksize != log_data_blocksize fails EBADMSG, unchanged" t_badmeta desc+11 set 0d
+vt_test 30.17 "$E with an unknown hash algorithm (9) fails EBADMSG, unchanged" t_badmeta desc+12 set 09000900
+vt_test 30.18 "$E with tree_algorithm != data_algorithm fails EBADMSG, unchanged" t_badmeta desc+14 set 0200
+vt_test 30.19 "$E with non-zero descriptor flags fails EBADMSG, unchanged" t_badmeta desc+16 set 01
+vt_test 30.20 "$E with non-zero reserved descriptor bytes fails EBADMSG, unchanged" t_badmeta desc+40 set 01
+vt_test 30.21 "$E with orig_file_size 0 fails EBADMSG, unchanged" t_badmeta desc+24 set 0000000000000000
+vt_test 30.22 "$E with orig_file_size past the descriptor fails EBADMSG, unchanged" t_badsize
+vt_test 30.23 "$E without the ROOT_HASH extension fails EBADMSG, unchanged" t_badmeta desc+32 set 0000
+vt_test 30.24 "$E with an unknown extension type fails EBADMSG, unchanged" t_badmeta desc+68 set 0900
+vt_test 30.25 "$E with non-zero extension reserved field fails EBADMSG, unchanged" t_badmeta desc+70 set 0100
+vt_test 30.26 "$E with an extension length < 8 fails EBADMSG, unchanged" t_badmeta desc+64 set 04000000
+vt_test 30.27 "$E with a bad footer magic fails EBADMSG, unchanged" t_badmeta end-1 xor ff
+vt_test 30.28 "$E with desc_reverse_offset 10 (too small) fails EBADMSG, unchanged" t_badmeta end-12 set 0a000000
+vt_test 30.29 "$E with desc_reverse_offset past the file start fails EBADMSG, unchanged" t_badmeta end-12 set ffffff00
+vt_test 30.30 "$E on $FS made without -O verity fails EOPNOTSUPP, unchanged" t_eopnotsupp ENABLE
+vt_test 30.31 "$FS: MEASURE on $FS made without -O verity fails EOPNOTSUPP" t_eopnotsupp MEASURE
+vt_test 30.32 "$FS: two concurrent ENABLEs of one file: one succeeds, the other fails EEXIST" t_concurrent
+vt_test 30.33 "$FS: verity file: open for write, O_APPEND, O_TRUNC fail EPERM, contents intact" t_open_write
+vt_test 30.34 "$FS: verity file: truncate() fails EPERM, size unchanged" t_truncate
+vt_test 30.35 "$FS: verity file: chmod, chown, rename, link, unlink work; it stays verity and intact" t_meta_ops
+vt_test 30.36 "$FS: MEASURE on a non-verity file or directory fails ENODATA" t_enodata
+vt_test 30.37 "$FS: MEASURE with digest_size 0, 1, 31 fails EOVERFLOW, 32 succeeds (sha256)" t_eoverflow
+vt_test 30.38 "$FS: MEASURE with an unmapped buffer fails EFAULT" t_efault
+vt_test 30.39 "$FS: MEASURE needs no privilege: uid 1000 measures a root-owned file" t_measure_user
 exit 0

@@ -306,11 +306,11 @@ t_ext_len_wrap() {
 }
 
 H="$FS: hardening:"
-vt_test "$H ENABLE keeps another process's MAP_PRIVATE copy-on-write page, remaps the others verified" t_cow
-vt_test "$H a first open failing on a footer that points into the data leaves no data page cached" t_failed_open_cache
-vt_test "$H ENABLE failing under injected write errors never leaves cached pages served unverified" t_enable_fault
-vt_test "$H read errors at the first open and during reads: EIO, never a wrong byte; the inode recovers" t_read_fault
-vt_test "$H racing first opens after drop_caches never read past the data size" t_race_first_open
-vt_test "$H require_signatures=1 refuses an unsigned file whose inode is still cached" t_reqsig_cached
-vt_test "$H a read of one block brings in its tree path only: no level-0 readahead, no metadata page" t_random_read_tree_pages
-vt_test "$H a signature extension length within 8 of 2^32 fails EBADMSG, file unchanged" t_ext_len_wrap
+vt_test 35.01 "$H ENABLE keeps another process's MAP_PRIVATE copy-on-write page, remaps the others verified" t_cow
+vt_test 35.02 "$H a first open failing on a footer that points into the data leaves no data page cached" t_failed_open_cache
+vt_test 35.03 "$H ENABLE failing under injected write errors never leaves cached pages served unverified" t_enable_fault
+vt_test 35.04 "$H read errors at the first open and during reads: EIO, never a wrong byte; the inode recovers" t_read_fault
+vt_test 35.05 "$H racing first opens after drop_caches never read past the data size" t_race_first_open
+vt_test 35.06 "$H require_signatures=1 refuses an unsigned file whose inode is still cached" t_reqsig_cached
+vt_test 35.07 "$H a read of one block brings in its tree path only: no level-0 readahead, no metadata page" t_random_read_tree_pages
+vt_test 35.08 "$H a signature extension length within 8 of 2^32 fails EBADMSG, file unchanged" t_ext_len_wrap

@@ -363,15 +363,14 @@ t_cpdisable() {
 }
 
 if [ "$FS" = ext4 ]; then
-	vt_test "ext4: FS_IOC_SETFLAGS clearing the extents flag (chattr -e) of a small verity file is refused; it reads back after remount, fs stays rw" t_noextents
-	vt_test "ext4: a non-zero byte after the footer in its block: ENABLE fails EBADMSG, or the file opens and reads after remount" t_post_eof
-	vt_test "ext4: a verity filesystem with blocks smaller than a page mounts ro and rw; ENABLE and opening a verity file fail EOPNOTSUPP" t_small_blocks
+	vt_test 36.01 "ext4: FS_IOC_SETFLAGS clearing the extents flag (chattr -e) of a small verity file is refused; it reads back after remount, fs stays rw" t_noextents
+	vt_test 36.02 "ext4: a non-zero byte after the footer in its block: ENABLE fails EBADMSG, or the file opens and reads after remount" t_post_eof
+	vt_test 36.03 "ext4: a verity filesystem with blocks smaller than a page mounts ro and rw; ENABLE and opening a verity file fail EOPNOTSUPP" t_small_blocks
 fi
 if [ "$FS" = f2fs ]; then
-	vt_test "f2fs: GC before the first open caches no unverified data: a tampered block moved by GC reads EIO" t_gc
-	vt_test "f2fs: stat() and ls -l of a verity file with a corrupt descriptor succeed (ls -l of $NMANY uncached files timed)" t_stat_corrupt
-	vt_test "f2fs: ENABLE under checkpoint=disable fails EOPNOTSUPP, file unchanged" t_cpdisable
-	vt_test "f2fs: FADVISE_TRUNC_BIT on an enabled inode: the first open keeps the tree, the file reads and measures, fsck clean" t_truncbit
+	vt_test 36.04 "f2fs: GC before the first open caches no unverified data: a tampered block moved by GC reads EIO" t_gc
+	vt_test 36.05 "f2fs: stat() and ls -l of a verity file with a corrupt descriptor succeed (ls -l of $NMANY uncached files timed)" t_stat_corrupt
+	vt_test 36.06 "f2fs: ENABLE under checkpoint=disable fails EOPNOTSUPP, file unchanged" t_cpdisable
+	vt_test 36.07 "f2fs: FADVISE_TRUNC_BIT on an enabled inode: the first open keeps the tree, the file reads and measures, fsck clean" t_truncbit
 fi
-fs_umount "$VT_MNT"
 exit 0

@@ -87,9 +87,7 @@ t_compressed() {
 	expect "verity flag" - "$1"
 }
 
-vt_test "f2fs: stat() shows the data size after remount, before any open" t_stat_before_open
-vt_test "f2fs: a file inline before setup enables and reads back correctly, also after remount" t_inline
-vt_test "f2fs: ENABLE on a compressed file is refused with a clear errno, file unchanged" t_compressed
-fs_umount "$VT_MNT2"
-fs_umount "$VT_MNT"
+vt_test 40.01 "f2fs: stat() shows the data size after remount, before any open" t_stat_before_open
+vt_test 40.02 "f2fs: a file inline before setup enables and reads back correctly, also after remount" t_inline
+vt_test 40.03 "f2fs: ENABLE on a compressed file is refused with a clear errno, file unchanged" t_compressed
 exit 0

@@ -373,14 +373,13 @@ t_cleanup() {
 	fs_umount "$VT_MNT" || fail "umount failed"
 }
 
-vt_test "$FS: fscrypt: vcrypt adds a v2 key (HKDF-SHA512 identifier), sets and reports the policy, errors" t_policy
-vt_test "$FS: fscrypt: 4097-byte verity file in an encrypted directory: enable, measure, contents" t_roundtrip small $SMALL
-vt_test "$FS: fscrypt: 1 MiB + 17 verity file in an encrypted directory: enable, measure, contents" t_roundtrip big $BIG
-vt_test "$FS: fscrypt: encrypted verity files after drop_caches: contents, measure, mmap" t_dropcaches
-vt_test "$FS: fscrypt: after umount/mount: no key, encrypted names, ENOKEY; key re-added, all reads" t_nokey
-vt_test "$FS: fscrypt: on the device the verity metadata is encrypted like the data (control: plaintext)" t_ondisk
-vt_test "$FS: fscrypt: corrupted ciphertext data block $K: EIO / SIGBUS for it only" t_cdata
-vt_test "$FS: fscrypt: corrupted ciphertext level-0 tree block 1: blocks 128-255 fail, others read" t_ctree
-vt_test "$FS: fscrypt: removing the key (busy, then for good) locks the files, umount" t_cleanup
-fs_umount "$VT_MNT"
+vt_test 45.01 "$FS: fscrypt: vcrypt adds a v2 key (HKDF-SHA512 identifier), sets and reports the policy, errors" t_policy
+vt_test 45.02 "$FS: fscrypt: 4097-byte verity file in an encrypted directory: enable, measure, contents" t_roundtrip small $SMALL
+vt_test 45.03 "$FS: fscrypt: 1 MiB + 17 verity file in an encrypted directory: enable, measure, contents" t_roundtrip big $BIG
+vt_test 45.04 "$FS: fscrypt: encrypted verity files after drop_caches: contents, measure, mmap" t_dropcaches
+vt_test 45.05 "$FS: fscrypt: after umount/mount: no key, encrypted names, ENOKEY; key re-added, all reads" t_nokey
+vt_test 45.06 "$FS: fscrypt: on the device the verity metadata is encrypted like the data (control: plaintext)" t_ondisk
+vt_test 45.07 "$FS: fscrypt: corrupted ciphertext data block $K: EIO / SIGBUS for it only" t_cdata
+vt_test 45.08 "$FS: fscrypt: corrupted ciphertext level-0 tree block 1: blocks 128-255 fail, others read" t_ctree
+vt_test 45.09 "$FS: fscrypt: removing the key (busy, then for good) locks the files, umount" t_cleanup
 exit 0

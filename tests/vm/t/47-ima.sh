@@ -108,8 +108,7 @@ t_full_hash() {
 	expect "st_size of the verity file" 300001 "$(fsize "$D/d")"
 }
 
-vt_test "$FS: IMA digest_type=verity records the RFC file measurement (sha256 salted, sha512)" t_verity_digest
-vt_test "$FS: IMA digest_type=verity: a CRC-32C verity file gets the zero digest, a plain file no record" t_verity_no_digest
-vt_test "$FS: IMA's open-time hash of a verity file covers its data only (verified reads, metadata hidden)" t_full_hash
-fs_umount "$VT_MNT"
+vt_test 47.01 "$FS: IMA digest_type=verity records the RFC file measurement (sha256 salted, sha512)" t_verity_digest
+vt_test 47.02 "$FS: IMA digest_type=verity: a CRC-32C verity file gets the zero digest, a plain file no record" t_verity_no_digest
+vt_test 47.03 "$FS: IMA's open-time hash of a verity file covers its data only (verified reads, metadata hidden)" t_full_hash
 exit 0

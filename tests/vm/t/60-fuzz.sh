@@ -23,7 +23,7 @@ D=$VT_MNT/fz
 W=$VT_WORK/fz
 
 # vfuzz.seed=N / vfuzz.cases=N on the kernel command line work too.
-for _a in $(cat /proc/cmdline 2>/dev/null); do
+for _a in $(vt_kcmdline); do
 	case $_a in
 	vfuzz.seed=*) VFUZZ_SEED=${VFUZZ_SEED:-${_a#vfuzz.seed=}} ;;
 	vfuzz.cases=*) VFUZZ_CASES=${VFUZZ_CASES:-${_a#vfuzz.cases=}} ;;
@@ -40,7 +40,7 @@ T_GEN="$FS: fuzz: vfuzz's base files are byte for byte what 'fsverity setup' wri
 T_ENABLE="$FS: fuzz: $CASES mutated files: ENABLE fails EBADMSG/EINVAL unchanged or enables with the right measurement and bytes (seed $SEED)"
 T_RAW="$FS: fuzz: $((RAW_FILES * RAW_ROUNDS)) enabled files mutated on the raw device: open fails or reads give the original bytes or EIO (seed $SEED)"
 
-if vt_want "$T_GEN" || vt_want "$T_ENABLE" || vt_want "$T_RAW"; then
+if vt_selected 60.01 60.02 60.03; then
 	echo "# vfuzz seed $SEED"
 fi
 
@@ -140,8 +140,7 @@ t_raw() {
 	done
 }
 
-vt_test "$T_GEN" t_gen
-vt_test "$T_ENABLE" t_enable
-vt_test "$T_RAW" t_raw
-fs_umount "$VT_MNT"
+vt_test 60.01 "$T_GEN" t_gen
+vt_test 60.02 "$T_ENABLE" t_enable
+vt_test 60.03 "$T_RAW" t_raw
 exit 0

@@ -23,7 +23,7 @@ W=$VT_WORK/st		# references, template, logs (tmpfs)
 D=$VT_MNT/st		# the verity files
 K=300			# the corrupted data block of "bad"
 
-for _a in $(cat /proc/cmdline 2>/dev/null); do
+for _a in $(vt_kcmdline); do
 	case $_a in
 	vstress.seconds=*) VSTRESS_SECONDS=${VSTRESS_SECONDS:-${_a#vstress.seconds=}} ;;
 	vstress.seed=*) VSTRESS_SEED=${VSTRESS_SEED:-${_a#vstress.seed=}} ;;
@@ -46,7 +46,7 @@ T_BAD="$FS: stress: the corrupted block fails every pread (EIO) and mmap (SIGBUS
 T_RACE="$FS: stress: concurrent ENABLEs and opens for writing: exactly one ENABLE wins per round, the rest EEXIST/ETXTBSY"
 T_AFTER="$FS: stress: afterwards the files measure and read as before, fsck is clean, no round file is left"
 
-if vt_want "$T_READ" || vt_want "$T_BAD" || vt_want "$T_RACE" || vt_want "$T_AFTER"; then
+if vt_selected 70.01 70.02 70.03 70.04; then
 	echo "# vstress seed $SEED, $SECS s"
 fi
 
@@ -223,9 +223,8 @@ t_after() {
 	done < "$W/files"
 }
 
-vt_test "$T_READ" t_read
-vt_test "$T_BAD" t_bad
-vt_test "$T_RACE" t_race
-vt_test "$T_AFTER" t_after
-fs_umount "$VT_MNT"
+vt_test 70.01 "$T_READ" t_read
+vt_test 70.02 "$T_BAD" t_bad
+vt_test 70.03 "$T_RACE" t_race
+vt_test 70.04 "$T_AFTER" t_after
 exit 0

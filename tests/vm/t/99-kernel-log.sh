@@ -22,5 +22,5 @@ t_dmesg() {
 	note "$(grep -c -i 'verity' "$VT_STATE/dmesg") kernel log lines mention verity"
 }
 
-vt_test "kernel log of the run on ${VTEST_FS:-ext4 f2fs}: no oops, BUG, WARNING, lockdep report or hung task during the suite" t_dmesg
+vt_test 99.01 "kernel log of the run on ${VTEST_FS:-ext4 f2fs}: no oops, BUG, WARNING, lockdep report or hung task during the suite" t_dmesg
 exit 0
