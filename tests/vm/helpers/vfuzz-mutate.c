@@ -148,7 +148,10 @@ static u32 pick_len(u32 cur, size_t room)
 	}
 }
 
-/* A PKCS#7-looking payload: DER headers with huge lengths, then junk. */
+/*
+ * A PKCS#7-looking payload into p[0..max), its length returned: DER headers
+ * with huge lengths (cut short, or followed by zeroes), or junk.
+ */
 static size_t fake_sig(u8 *p, size_t max)
 {
 	static const u8 der[] = { 0x30, 0x84, 0x7f, 0xff, 0xff, 0xff, 0x06, 0x09,
@@ -159,11 +162,14 @@ static size_t fake_sig(u8 *p, size_t max)
 
 	if (n > max)
 		n = max;
-	if (n == sizeof(der) || rnd(2))
+	if (n == sizeof(der) || rnd(2)) {
 		memcpy(p, der, n < sizeof(der) ? n : sizeof(der));
-	else
+		if (n > sizeof(der))
+			memset(p + sizeof(der), 0, n - sizeof(der));
+	} else {
 		for (i = 0; i < n; i++)
 			p[i] = rnd(256);
+	}
 	return n;
 }
 
