@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench's report: the medians, the ratios and the goals of a bench run.
+
+scripts/bench.sh runs it after the bench boot, on the folder OUT
+(build/bench/), which holds:
+
+  raw.log           the guest's records, "B SECTION key=value..." lines
+                    (tests/vm/bench.sh); other lines are ignored
+  host-setup.txt    the output of tests/host/bench-setup.sh
+  monitor.log       "SECONDS QEMU_PROCESSES LOAD" lines, every 5 s of the run
+  dm-verity/hash.img  the dm-verity image's hash tree (its size is reported)
+
+and writes into it results.md (every figure a median of the repetitions,
+shown as a ratio to a baseline of the same run), goals.txt (one
+"VERDICT<TAB>WHAT" line per goal, VERDICT being "met", "NOT met" or "not
+measured"), and seq-read.dat and ttfb.dat, the plots' data.
+
+Environment: OUT; GOAL_SEQ_FRACTION (verified sequential SHA-256 reads at
+this fraction of min(plain read, kernel hash) at least); GOAL_TTFB_FACTOR
+(fs-verity's first read within this factor of the plain file's); the run's
+times in seconds since the epoch: start, host_start, host_end, vm_start,
+vm_end; load_start and load_end (/proc/loadavg's first three fields);
+boot_status (the bench boot's exit status); accel (tcg or kvm, may be empty).
+"""
+
+import os
+import re
+import statistics
+import sys
+import time
+from collections import defaultdict
+
+ALGS = ["sha256", "sha512", "crc32c"]
+
+
+def parse_records(lines):
+    """The "B SECTION key=value..." lines of the guest's output, as dicts
+    with the section under "sec"; a word without "=" is ignored."""
+    recs = []
+    for line in lines:
+        t = line.split()
+        if len(t) < 2 or t[0] != "B":
+            continue
+        r = {"sec": t[1]}
+        for kv in t[2:]:
+            if "=" in kv:
+                k, v = kv.split("=", 1)
+                r[k] = v
+        recs.append(r)
+    return recs
+
+
+def med(vals):
+    """The median of vals (numbers or numeric strings), None if empty."""
+    vals = [float(v) for v in vals]
+    return statistics.median(vals) if vals else None
+
+
+def fmt(x, form="%.1f"):
+    return "n/a" if x is None else form % x
+
+
+def ratio(a, b, form="%.2f"):
+    """a / b formatted, "n/a" when either is missing or b is 0."""
+    return "n/a" if a is None or b is None or b == 0 else form % (a / b)
+
+
+def seq_verdict(goal_seq, fraction):
+    """The sequential-read goal over its "FS FRACTION" entries (the
+    fractions as printed, to two decimals)."""
+    return "met" if all(float(g.split()[1]) >= fraction for g in goal_seq) else "NOT met"
+
+
+def ttfb_verdict(factors, factor):
+    """The time-to-first-byte goal over the verity/plain ratios."""
+    return "met" if max(factors) <= factor else "NOT met"
+
+
+class Report:
+    """results.md's lines, the goals and the plots' data of one run."""
+
+    def __init__(self, out, env):
+        self.out = out
+        self.env = env
+        self.goal_seq_fraction = float(env["GOAL_SEQ_FRACTION"])
+        self.goal_ttfb_factor = float(env["GOAL_TTFB_FACTOR"])
+        with open(os.path.join(out, "raw.log"), errors="replace") as raw:
+            self.recs = parse_records(raw)
+        self.info = (self.sel("info") or [{}])[0]
+        self.runs = int(self.info.get("runs", "0") or 0)
+        self.fss = [fs for fs in ("ext4", "f2fs")
+                    if self.sel("seq", fs=fs) or self.sel("ttfb", fs=fs) or self.sel("enable", fs=fs)]
+        self.drivers = {r["cfg"]: r.get("driver", "?") for r in self.sel("driver")}
+        self.seq_mib = self.info.get("seq_mib", "?")
+        self.sizes = [int(s) for s in self.info.get("sizes", "").split(",") if s]
+        self.lines = []
+        # (met | NOT met | not measured, what), in goals.txt's order
+        self.goals = []
+        self.hash_mbps = {}
+        self.seqdat = []
+        self.ttfbdat = defaultdict(dict)
+
+    def sel(self, sec, **kw):
+        """The records of section sec whose keys have the values kw."""
+        return [r for r in self.recs
+                if r["sec"] == sec and all(r.get(k) == str(v) for k, v in kw.items())]
+
+    def P(self, line):
+        self.lines.append(line)
+
+    def build(self):
+        self.header()
+        self.hash_section()
+        self.seq_section()
+        self.rand_section()
+        self.ttfb_section()
+        self.enable_section()
+        self.host_section()
+        self.notes()
+        if not any(w.startswith("fs-verity's first read") for _, w in self.goals):
+            self.goals.append(("not measured", "fs-verity's first read within %g× of the plain first read"
+                               % self.goal_ttfb_factor))
+
+    def header(self):
+        P, E, info = self.P, self.env, self.info
+        P("# fs-verity benchmark (`make bench`)")
+        P("")
+        P("Measured %s in one VM boot: kernel %s, QEMU %s, %s guest CPUs, %s MiB; host: %d CPUs. "
+          % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(int(E["vm_start"]))), (info.get("kernel", "?") + " " + info.get("build", "")).strip(),
+             (E.get("accel") or "?").upper(), info.get("cpus", "?"), info.get("mem_mib", "?"), os.cpu_count()))
+        P("Every figure is a median of the repetitions (%s unless stated) and is shown as a ratio to a "
+          "baseline of the same run; absolute MB/s and ms are those of the emulated guest "
+          "(TCG: slow, only their ratios mean something).  MB/s = 10^6 bytes/s." % self.runs)
+        P("")
+        mon = []
+        try:
+            with open(os.path.join(self.out, "monitor.log")) as monitor:
+                for line in monitor:
+                    t = line.split()
+                    if len(t) == 3:
+                        mon.append((int(t[0]), int(t[1]), float(t[2])))
+        except OSError:
+            pass
+        vm0, vm1 = int(E["vm_start"]), int(E["vm_end"])
+        during = [m for m in mon if vm0 + 5 <= m[0] <= vm1 - 5]
+        others = max([m[1] for m in during], default=0) - 1
+        busy = [m[0] - vm0 for m in during if m[1] > 1]
+        P("Load average (1/5/15 min) at start %s, at end %s; the load sampled every 5 s during the boot "
+          "peaked at %s. Other QEMU processes seen during the bench boot: %s."
+          % (E["load_start"], E["load_end"], fmt(max([m[2] for m in during], default=None), "%.2f"),
+             "none" if others <= 0 else
+             "%d, in %d of the %d samples, from %d s to %d s after the boot started (the numbers of "
+             "that part of the run are skewed)" % (others, len(busy), len(during), min(busy), max(busy))))
+        P("Runtime of scripts/bench.sh: %d s (host side %d s, VM boot %d s); the guest status: %s."
+          % (int(time.time()) - int(E["start"]), int(E["host_end"]) - int(E["host_start"]),
+             vm1 - vm0, "ok" if E["boot_status"] == "0" else "FAILED (status %s, see boot.log)" % E["boot_status"]))
+        P("")
+
+    def hash_section(self):
+        P, sel, info = self.P, self.sel, self.info
+        if not sel("hash"):
+            return
+        P("## Kernel hash throughput (AF_ALG, %s MiB, the baseline of verified reads)" % info.get("hash_mib", "?"))
+        P("")
+        P("| algorithm | driver | 1 stream MB/s | one digest per 4 KiB block MB/s | %s streams at once (all CPUs) MB/s |" % info.get("cpus", "?"))
+        P("|---|---|---:|---:|---:|")
+        for a in ALGS:
+            m = {mode: med([r["mbps"] for r in sel("hash", cfg=a, mode=mode)]) for mode in ("stream", "block4k", "allcpus")}
+            self.hash_mbps[a] = m
+            P("| %s | %s | %s | %s | %s |" % (a, self.drivers.get(a, "?"), fmt(m["stream"]), fmt(m["block4k"]), fmt(m["allcpus"])))
+        P("")
+
+    def seq_mbps(self, fs, cfg):
+        rs = self.sel("seq", fs=fs, cfg=cfg)
+        return med([int(r["bytes"]) / int(r["usec"]) for r in rs]) if rs else None
+
+    def seq_section(self):
+        P, sel = self.P, self.sel
+        goal_seq = []
+        if sel("seq"):
+            P("## Sequential read of a %s MiB file after drop_caches" % self.seq_mib)
+            P("")
+            P("limit = min(plain read, kernel hash of one stream); fs-verity's read workqueue verifies on up to "
+              "%s CPUs at once, so the last column also gives the fraction of min(plain, hash on all CPUs)." % self.info.get("cpus", "?"))
+            P("")
+            P("| fs | file | MB/s | × plain | hash MB/s (1 stream) | limit MB/s | fraction of limit | fraction of min(plain, all-CPU hash) |")
+            P("|---|---|---:|---:|---:|---:|---:|---:|")
+            for fs in self.fss:
+                plain = self.seq_mbps(fs, "plain")
+                P("| %s | plain | %s | 1.00 | | | | |" % (fs, fmt(plain)))
+                self.seqdat.append(("%s plain" % fs, 1.0, 1.0, 1.0))
+                rows = [(a, a, "verity " + a, "%s %s" % (fs, a)) for a in ALGS]
+                if sel("seq", fs=fs, cfg="dmverity"):
+                    rows.append(("dmverity", "sha256", "dm-verity sha256 (block device)", "%s dm-verity" % fs))
+                if sel("seq", fs=fs, cfg="ima"):
+                    rows.append(("ima", "sha256", "IMA: sha256 of the file at open, then the read", "%s IMA hash at open" % fs))
+                for cfg, a, label, short in rows:
+                    v = self.seq_mbps(fs, cfg)
+                    h = self.hash_mbps.get(a, {}).get("stream")
+                    h2 = self.hash_mbps.get(a, {}).get("allcpus")
+                    lim = min(plain, h) if plain and h else None
+                    lim2 = min(plain, h2) if plain and h2 else None
+                    P("| %s | %s | %s | %s | %s | %s | %s | %s |" % (fs, label, fmt(v), ratio(v, plain), fmt(h), fmt(lim), ratio(v, lim), ratio(v, lim2)))
+                    if plain and v:
+                        self.seqdat.append((short, v / plain, (lim or 0) / plain, (lim2 or 0) / plain))
+                    if cfg == "sha256" and v and lim:
+                        goal_seq.append("%s %.2f" % (fs, v / lim))
+            P("")
+            if goal_seq:
+                what = "sequential SHA-256 read at >= %g of the limit: %s" % (self.goal_seq_fraction, ", ".join(goal_seq))
+                self.goals.append((seq_verdict(goal_seq, self.goal_seq_fraction), what))
+                P("Goal, %s → %s." % (what, self.goals[-1][0]))
+                P("")
+        if not goal_seq:
+            self.goals.append(("not measured", "sequential SHA-256 read at >= %g of the limit" % self.goal_seq_fraction))
+
+    def rand_section(self):
+        P, sel = self.P, self.sel
+        if not sel("rand"):
+            return
+        P("## Random 4 KiB reads (%s preads per pass in the %s MiB plain and SHA-256 files)" % (self.info.get("rand_reads", "?"), self.seq_mib))
+        P("")
+        P("One read at a random block of each 512 KiB region (the data one SHA-256 tree block covers), the "
+          "regions in a scrambled order.  cold: after drop_caches, every read needs its own tree block; "
+          "warm: right after, another random block of each region (data not cached, the verified tree "
+          "blocks are); hot: the cold pass's blocks again (all in the page cache).")
+        P("")
+        P("| fs | state | plain µs/read | fs-verity µs/read | fs-verity / plain | dm-verity µs/read | dm-verity / plain |")
+        P("|---|---|---:|---:|---:|---:|---:|")
+        savings = []
+        for fs in self.fss:
+            per = {}
+            for st in ("cold", "warm", "hot"):
+                p, v, d = (med([int(r["usec"]) / int(r["reads"]) for r in sel("rand", fs=fs, cfg=cfg, state=st)])
+                           for cfg in ("plain", "sha256", "dmverity"))
+                per[st] = (p, v)
+                P("| %s | %s | %s | %s | %s | %s | %s |" % (fs, st, fmt(p), fmt(v), ratio(v, p), fmt(d), ratio(d, p)))
+            (pc, vc), (pw, vw) = per["cold"], per["warm"]
+            if None not in (pc, vc, pw, vw):
+                savings.append("%s: verity's extra cost per read %.0f µs cold, %.0f µs warm (%s of the cold cost saved)"
+                               % (fs, vc - pc, vw - pw, "%.0f%%" % (100 * (1 - (vw - pw) / (vc - pc))) if vc > pc else "n/a"))
+        P("")
+        if savings:
+            P("What the cached tree pages save: " + "; ".join(savings) + ".")
+            P("")
+
+    def ms(self, sec, **kw):
+        """The median time (usec=) of the records sel(sec, **kw), in ms."""
+        return med([int(r["usec"]) / 1000 for r in self.sel(sec, **kw)])
+
+    def ttfb_section(self):
+        P, sel, info, fss, sizes = self.P, self.sel, self.info, self.fss, self.sizes
+        if not sel("ttfb"):
+            return
+        P("## Time to first byte: open + read of the first 4 KiB after drop_caches (SHA-256 files)")
+        P("")
+        P("Medians of %s samples per size (%s per repetition); sha256sum of the whole file (what hashing "
+          "at open costs, IMA's way) after drop_caches, %s samples."
+          % (self.runs * int(info.get("ttfb_samples", "1")), info.get("ttfb_samples", "1"), self.runs))
+        P("")
+        P("Beside fs-verity: dm-verity (the same read on the ext4 filesystem of a dm-verity device, its "
+          "hash-block cache emptied too), IMA hashing the whole file at open (a plain file whose owner an "
+          "`ima-ng` rule matches; one sample per repetition), IMA with `digest_type=verity` on the fs-verity "
+          "file (IMA records the fs-verity measurement instead of reading the data).")
+        P("")
+        P("| fs | size MiB | plain ms | fs-verity ms | × plain | dm-verity ms | × plain | IMA + fs-verity ms | × plain | IMA hash at open ms | × plain | sha256sum whole file ms | × plain |")
+        P("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        goal = []
+        for fs in fss:
+            for n in sizes:
+                p, v, d, iv, ih = (self.ms("ttfb", fs=fs, cfg=cfg, mib=n)
+                                   for cfg in ("plain", "verity", "dmverity", "ima-verity", "ima"))
+                h = self.ms("fullhash", fs=fs, mib=n)
+                P("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+                  % (fs, n, fmt(p, "%.2f"), fmt(v, "%.2f"), ratio(v, p), fmt(d, "%.2f"), ratio(d, p),
+                     fmt(iv, "%.2f"), ratio(iv, p), fmt(ih, "%.0f"), ratio(ih, p, "%.0f"), fmt(h, "%.0f"), ratio(h, p, "%.0f")))
+                self.ttfbdat[fs][n] = (p, v, h, d, ih, iv)
+                if p and v:
+                    goal.append(v / p)
+        P("")
+        opens = []
+        for fs in fss:
+            for n in sizes:
+                po, vo = (med([int(r["open_usec"]) / 1000 for r in sel("ttfb", fs=fs, cfg=cfg, mib=n) if "open_usec" in r])
+                          for cfg in ("plain", "verity"))
+                if po is not None and vo is not None:
+                    opens.append("%s %d MiB %.2f / %.2f ms" % (fs, n, po, vo))
+        if opens:
+            P("Of those, open(2) alone (plain / fs-verity, which reads the descriptor at the first open): "
+              + "; ".join(opens) + ".")
+            P("")
+        ios = []
+        for fs in fss:
+            for n in sizes:
+                parts = []
+                for cfg, name in (("plain", "plain"), ("verity", "fs-verity"), ("dmverity", "dm-verity")):
+                    v = med([r["ios"] for r in sel("ttfb", fs=fs, cfg=cfg, mib=n) if "ios" in r])
+                    if v is not None:
+                        parts.append("%s %g" % (name, v))
+                if parts:
+                    ios.append("%s %d MiB: %s" % (fs, n, ", ".join(parts)))
+        if ios:
+            P("Read requests the disks served for one open + first read (median): " + "; ".join(ios) + ". "
+              "Each is a round trip through the emulated disk, and fs-verity's come one after the other: "
+              "the descriptor at open, then the data, then the tree pages from level 0 up as the "
+              "verification climbs.  dm-verity's hash blocks mostly stay in dm-bufio (see the caveats), "
+              "so it makes the data request alone; what it still costs over the plain read is the "
+              "hashing of the blocks read and the hop to its verification work queue.")
+            P("")
+        if goal:
+            what = ("fs-verity's first read within %g× of the plain first read at every size: worst %.2f×"
+                    % (self.goal_ttfb_factor, max(goal)))
+            self.goals.append((ttfb_verdict(goal, self.goal_ttfb_factor), what))
+            P("Goal, %s → %s." % (what, self.goals[-1][0]))
+        grow = []
+        for fs in fss:
+            d = self.ttfbdat[fs]
+            if sizes and d.get(sizes[0], (0, 0, None))[2] and d.get(sizes[-1], (0, 0, None))[2]:
+                grow.append("%s ×%.1f" % (fs, d[sizes[-1]][2] / d[sizes[0]][2]))
+        if grow and len(sizes) > 1:
+            P("sha256sum from %d to %d MiB (×%d the data): %s." % (sizes[0], sizes[-1], sizes[-1] // sizes[0], ", ".join(grow)))
+        P("")
+
+    def enable_section(self):
+        P, sel, sizes = self.P, self.sel, self.sizes
+        if not sel("enable"):
+            return
+        P("## FS_IOC_ENABLE_VERITY and FS_IOC_MEASURE_VERITY across file sizes (SHA-256)")
+        P("")
+        P("ENABLE after sync + drop_caches (the data already on disk), medians of %s files per size; "
+          "MEASURE: open + the first call after drop_caches, and one call on an open file (mean of 1000)."
+          % self.info.get("enable_runs", "?"))
+        P("")
+        P("| fs | size MiB | ENABLE ms | × ENABLE at %s MiB | open + MEASURE ms (cold) | × at %s MiB | MEASURE call µs |" % (sizes[0] if sizes else "?", sizes[0] if sizes else "?"))
+        P("|---|---:|---:|---:|---:|---:|---:|")
+        for fs in self.fss:
+            e0 = m0 = None
+            for n in sizes:
+                e = self.ms("enable", fs=fs, cfg="sha256", mib=n)
+                m = self.ms("measure", fs=fs, cfg="sha256", mib=n)
+                each = med([r["each_usec"] for r in sel("measure", fs=fs, cfg="sha256", mib=n)])
+                if e0 is None:
+                    e0, m0 = e, m
+                P("| %s | %d | %s | %s | %s | %s | %s |" % (fs, n, fmt(e, "%.1f"), ratio(e, e0), fmt(m, "%.2f"), ratio(m, m0), fmt(each, "%.1f")))
+        P("")
+
+    def host_section(self):
+        P = self.P
+        with open(os.path.join(self.out, "host-setup.txt"), errors="replace") as f:
+            host = f.read()
+        P("## Host: `fsverity setup` throughput (tests/host/bench-setup.sh, native, not in the VM)")
+        P("")
+        rows = re.findall(r"^(sha256sum|setup --threads=\d+ \(sha256\))\s+(\d+) MiB/s(?:\s+\(([\d.]+)x sha256sum\))?", host, re.M)
+        if rows:
+            m = re.search(r"^file: (.*)$", host, re.M)
+            if m:
+                P("File: " + m.group(1) + "; `--threads=%d` = all host CPUs%s." % (2, "" if os.cpu_count() == 2 else
+                  " NOT: the host has %d, bench-setup.sh always uses 2" % os.cpu_count()))
+                P("")
+            P("| command | MiB/s | × sha256sum |")
+            P("|---|---:|---:|")
+            for name, mibs, x in rows:
+                P("| %s | %s | %s |" % (name, mibs, "1.00" if name == "sha256sum" else x))
+            for line in re.findall(r"^peak RSS.*$", host, re.M):
+                P("")
+                P(line.rstrip())
+        else:
+            P("not measured: " + (host.strip().splitlines() or ["no output"])[-1])
+        P("")
+
+    def notes(self):
+        P, sel = self.P, self.sel
+        P("## Not measured / caveats")
+        P("")
+        dmb = [int(r["bufio"]) for r in self.recs if r["sec"] in ("seq", "ttfb") and r.get("cfg") == "dmverity" and "bufio" in r]
+        if dmb:
+            P("- dm-verity verifies every block of the device, the filesystem's metadata included; its image "
+              "is an ext4 filesystem without journal, mounted read-only, on a third and fourth disk (data, "
+              "hash tree), made on the host by `veritysetup format` (scripts/bench.sh).  Before each cold "
+              "read, drop_caches with dm-bufio's `retain_bytes=0` left it holding %d to %d KiB (median %d KiB) "
+              "of hash blocks (of %d KiB of tree for the image; dm-verity prefetches them 256 KiB at a "
+              "time): its cold figures are partly warm, which favours dm-verity." % (min(dmb) // 1024, max(dmb) // 1024,
+              statistics.median(dmb) // 1024, os.path.getsize(os.path.join(self.out, "dm-verity", "hash.img")) // 1024))
+        elif self.fss:
+            P("- dm-verity: not measured in this run (BENCH_DMVERITY=0, or the device was missing: see raw.log).")
+        if sel("ttfb", cfg="ima") or sel("seq", cfg="ima"):
+            P("- IMA here measures (policy `measure func=FILE_CHECK`), it does not appraise; IMA reads the "
+              "file through the page cache, so the read after its hash comes from memory.  fs-verity files "
+              "under the `digest_type=verity` rule cost IMA one call to fsverity_get_digest().")
+        else:
+            P("- IMA: not measured in this run (see raw.log).")
+        P("- Absolute figures are those of an emulated CPU (TCG); on real hardware the hash-bound cases "
+          "shift, the ratios here say how the configurations compare under the same conditions.")
+        P("- The scratch disks are raw image files in the host's page cache (cache=unsafe): \"disk\" reads "
+          "are fast relative to hashing, as with an SSD.")
+        P("")
+        P("Files: results.md, seq-read.png, ttfb.png, raw.log (the guest's records), host-setup.txt, boot.log.")
+
+    def write(self):
+        """results.md, goals.txt and the plots' data into OUT."""
+        out = self.out
+        with open(os.path.join(out, "results.md"), "w") as o:
+            o.write("\n".join(self.lines) + "\n")
+        with open(os.path.join(out, "goals.txt"), "w") as o:
+            for verdict, what in self.goals:
+                o.write("%s\t%s\n" % (verdict, what))
+        with open(os.path.join(out, "seq-read.dat"), "w") as o:
+            o.write("# config read/plain limit(1-stream hash)/plain limit(all-CPU hash)/plain\n")
+            for name, v, l1, l2 in self.seqdat:
+                o.write('"%s" %.4f %.4f %.4f\n' % (name, v, l1, l2))
+        with open(os.path.join(out, "ttfb.dat"), "w") as o:
+            o.write("# fs size_mib verity/plain sha256sum/plain dm-verity/plain ima-hash/plain ima-verity/plain\n")
+            for fs in self.fss:
+                for n in self.sizes:
+                    p, *rest = self.ttfbdat[fs].get(n, (None,) * 6)
+                    if p:
+                        o.write("%s %d %s\n" % (fs, n, " ".join("%.4f" % (x / p) if x else "NaN" for x in rest)))
+
+
+def main(env=None):
+    env = os.environ if env is None else env
+    report = Report(env["OUT"], env)
+    report.build()
+    report.write()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
