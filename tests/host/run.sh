@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host-side tests of the fsverity utility (no kernel needed).
+# Host-side tests of the fsverity utility (no kernel needed), and of the
+# test tools that run on the host too: vfuzz's self-test and make bench's
+# report (section 5).
 #
 #   tests/host/run.sh                      build tools/ into build/tools, test it
 #   FSVERITY=/path/to/fsverity tests/host/run.sh
@@ -613,6 +615,40 @@ memcheck_tests() {
 }
 
 # ---------------------------------------------------------------------------
+# 5. The host-side checks of the test tools: vfuzz's self-test (the VM
+# suite's fuzzer) and the report of make bench
+
+VM_HELPERS_BUILD="$REPO/build/vm-helpers-host"
+
+# vfuzz selftest: its hashes against test vectors, its model of the format
+# on its base files and on mutated copies (no ioctl, so the host runs it).
+t_vfuzz_selftest() {
+	local vfuzz="$VM_HELPERS_BUILD/vfuzz"
+	mkdir -p "$VM_HELPERS_BUILD"
+	make -s -C "$REPO/tests/vm/helpers" O="$VM_HELPERS_BUILD" "$vfuzz" \
+		>"$TMP/vfuzz-make.log" 2>&1 ||
+		{ echo "building vfuzz failed:"; cat "$TMP/vfuzz-make.log"; return 1; }
+	"$vfuzz" selftest >"$TMP/vfuzz-selftest.log" 2>&1 ||
+		{ echo "vfuzz selftest failed:"; tail -n 5 "$TMP/vfuzz-selftest.log"; return 1; }
+	grep -q '^selftest ok: ' "$TMP/vfuzz-selftest.log" ||
+		{ echo "no 'selftest ok' line:"; tail -n 5 "$TMP/vfuzz-selftest.log"; return 1; }
+}
+
+# scripts/bench_report.py: its parsing, medians, ratios and verdicts on
+# small synthetic raw logs (tests/host/test_bench_report.py).
+t_bench_report() {
+	python3 "$HERE/test_bench_report.py" >"$TMP/bench-report.log" 2>&1 ||
+		{ cat "$TMP/bench-report.log"; return 1; }
+}
+
+test_tools_tests() {
+	run_test "vfuzz selftest: hashes, the model of the format, mutated copies" \
+		t_vfuzz_selftest
+	run_test "bench report: parsing, medians, ratios and goals (unittest)" \
+		t_bench_report
+}
+
+# ---------------------------------------------------------------------------
 
 make_data
 known_answer_tests
@@ -620,6 +656,7 @@ signing_tests
 bad_input_tests
 uapi_tests
 memcheck_tests
+test_tools_tests
 
 summary="$NPASS passed, $NFAIL failed"
 [ $NSKIP -eq 0 ] || summary+=", $NSKIP skipped"

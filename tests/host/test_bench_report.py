@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of scripts/bench_report.py (make bench's report): the parsing
+of the guest's records, the medians and ratios, and the goals' verdicts on
+small synthetic raw logs.  Run by tests/host/run.sh, or alone:
+
+    python3 -m unittest tests/host/test_bench_report.py
+"""
+
+import os
+import sys
+import tempfile
+import unittest
+
+sys.dont_write_bytecode = True  # no __pycache__ in scripts/
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import bench_report  # noqa: E402
+
+# One repetition per line group, as tests/vm/bench.sh prints them: the
+# sequential read meets its goal (ext4 0.90 of the limit), the first read
+# does not (2.50x the plain file's), sha512 was not measured.
+RAW = """\
+# fs-verity benchmark: kernel 6.1.0, 2 CPUs
+B info kernel=6.1.0 build=#1 runs=3 seq_mib=256 hash_mib=64 rand_reads=512 ttfb_samples=1 enable_runs=1 sizes=16 cpus=2 mem_mib=983
+B driver cfg=sha256 driver=sha256-generic
+B hash cfg=sha256 mode=stream rep=1 mbps=90.0
+B hash cfg=sha256 mode=stream rep=2 mbps=100.0
+B hash cfg=sha256 mode=stream rep=3 mbps=110.0
+B hash cfg=sha256 mode=allcpus rep=1 mbps=200.0
+B seq fs=ext4 cfg=plain mib=256 rep=1 bytes=2000000 usec=9000 end=EOF
+B seq fs=ext4 cfg=plain mib=256 rep=2 bytes=2000000 usec=10000 end=EOF
+B seq fs=ext4 cfg=plain mib=256 rep=3 bytes=2000000 usec=12000 end=EOF
+B seq fs=ext4 cfg=sha256 mib=256 rep=1 bytes=900000 usec=10000 end=EOF
+B ttfb fs=ext4 cfg=plain mib=16 rep=1.1 bytes=4096 usec=1000 open_usec=100 end=done ios=2
+B ttfb fs=ext4 cfg=verity mib=16 rep=1.1 bytes=4096 usec=2500 open_usec=300 end=done ios=5
+ok 1 - bench: kernel hash throughput through AF_ALG (sha256 sha512 crc32c)
+"""
+
+HOST = """\
+file: 1024 MiB in ext4, 2 CPUs, median of 3
+sha256sum                       512 MiB/s
+setup --threads=2 (sha256)      910 MiB/s  (1.78x sha256sum)
+"""
+
+ENV = {"GOAL_SEQ_FRACTION": "0.8", "GOAL_TTFB_FACTOR": "2", "start": "1000",
+       "host_start": "1000", "host_end": "1010", "vm_start": "1010", "vm_end": "1900",
+       "load_start": "0.5 0.4 0.3", "load_end": "1.0 0.9 0.8", "boot_status": "0",
+       "accel": "tcg"}
+
+
+def report_of(raw, host=HOST):
+    """Run the report on raw (and host) in a fresh OUT: (results.md, goals)."""
+    with tempfile.TemporaryDirectory() as out:
+        with open(os.path.join(out, "raw.log"), "w") as f:
+            f.write(raw)
+        with open(os.path.join(out, "host-setup.txt"), "w") as f:
+            f.write(host)
+        bench_report.main(dict(ENV, OUT=out))
+        with open(os.path.join(out, "results.md")) as f:
+            results = f.read()
+        with open(os.path.join(out, "goals.txt")) as f:
+            goals = [tuple(line.rstrip("\n").split("\t")) for line in f]
+        with open(os.path.join(out, "seq-read.dat")) as f:
+            seqdat = f.read().splitlines()[1:]
+    return results, goals, seqdat
+
+
+class Parsing(unittest.TestCase):
+    def test_records(self):
+        recs = bench_report.parse_records([
+            "# a progress line\n", "ok 1 - bench: x\n", "B\n",
+            "B seq fs=ext4 cfg=plain note bytes=10 x=a=b\n", "B info\n"])
+        self.assertEqual(recs, [{"sec": "seq", "fs": "ext4", "cfg": "plain", "bytes": "10", "x": "a=b"},
+                                {"sec": "info"}])
+
+
+class Arithmetic(unittest.TestCase):
+    def test_median(self):
+        self.assertEqual(bench_report.med(["3", "1", "2"]), 2)
+        self.assertEqual(bench_report.med([4, 1, 2, 3]), 2.5)
+        self.assertIsNone(bench_report.med([]))
+
+    def test_ratio(self):
+        self.assertEqual(bench_report.ratio(90.0, 100.0), "0.90")
+        self.assertEqual(bench_report.ratio(2500, 1000, "%.0f"), "2")
+        self.assertEqual(bench_report.ratio(None, 1.0), "n/a")
+        self.assertEqual(bench_report.ratio(1.0, None), "n/a")
+        self.assertEqual(bench_report.ratio(1.0, 0), "n/a")
+        self.assertEqual(bench_report.fmt(None), "n/a")
+        self.assertEqual(bench_report.fmt(61.04), "61.0")
+
+    def test_verdicts(self):
+        # the sequential goal judges the fractions as printed, to 2 decimals
+        self.assertEqual(bench_report.seq_verdict(["ext4 0.80", "f2fs 0.95"], 0.8), "met")
+        self.assertEqual(bench_report.seq_verdict(["ext4 0.79", "f2fs 0.95"], 0.8), "NOT met")
+        self.assertEqual(bench_report.ttfb_verdict([1.2, 2.0], 2), "met")
+        self.assertEqual(bench_report.ttfb_verdict([1.2, 2.01], 2), "NOT met")
+
+
+class Report(unittest.TestCase):
+    def test_goals_met_not_met(self):
+        results, goals, seqdat = report_of(RAW)
+        self.assertEqual(goals, [
+            ("met", "sequential SHA-256 read at >= 0.8 of the limit: ext4 0.90"),
+            ("NOT met", "fs-verity's first read within 2× of the plain first read at every size: worst 2.50×")])
+        # plain 200 MB/s (the median of 222, 200, 167), sha256 90 MB/s,
+        # limit min(200, hash 100) = 100; all-CPU limit min(200, 200)
+        self.assertIn("| ext4 | plain | 200.0 | 1.00 | | | | |", results)
+        self.assertIn("| ext4 | verity sha256 | 90.0 | 0.45 | 100.0 | 100.0 | 0.90 | 0.45 |", results)
+        self.assertIn("| ext4 | 16 | 1.00 | 2.50 | 2.50 | n/a |", results)
+        self.assertEqual(seqdat, ['"ext4 plain" 1.0000 1.0000 1.0000',
+                                  '"ext4 sha256" 0.4500 0.5000 1.0000'])
+
+    def test_missing_measurement(self):
+        results, goals, _ = report_of(RAW)
+        # no sha512 record: its row says n/a, and no goal depends on it
+        self.assertIn("| sha512 | ? | n/a | n/a | n/a |", results)
+        self.assertIn("| ext4 | verity sha512 | n/a | n/a | n/a | n/a | n/a | n/a |", results)
+        self.assertIn("- dm-verity: not measured in this run", results)
+
+    def test_not_measured(self):
+        raw = "".join(line + "\n" for line in RAW.splitlines()
+                      if not line.startswith(("B seq", "B ttfb")))
+        results, goals, seqdat = report_of(raw, host="bench-setup.sh failed\n")
+        self.assertEqual(goals, [
+            ("not measured", "sequential SHA-256 read at >= 0.8 of the limit"),
+            ("not measured", "fs-verity's first read within 2× of the plain first read")])
+        self.assertNotIn("## Sequential read", results)
+        self.assertIn("not measured: bench-setup.sh failed", results)
+        self.assertEqual(seqdat, [])
+
+
+if __name__ == "__main__":
+    unittest.main()
