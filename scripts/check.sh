@@ -31,10 +31,16 @@ part_counts=()
 VM_PART=vm-suite
 vm_closing=
 
+# The parts that run on the host: their skips (a missing valgrind, sparse
+# ...) must be listed in EXPECTED_SKIPS with the part's name as the kind
+# and the test's name as the ID.  The boots' skips are checked by boot.sh.
+HOST_PARTS=" host-tests checkpatch kernel-doc step-checks distro-build "
+
 # tally NAME LOG RC: add up the closing line of a finished part.  A part
-# that ends without one counts as one failure.
+# that ends without one counts as one failure; so does each skip of a host
+# part that EXPECTED_SKIPS does not list.
 tally() {
-	local name=$1 log=$2 rc=$3 closing p f k
+	local name=$1 log=$2 rc=$3 closing p f k n unexpected
 	closing=$(closing_line "$log")
 	if [ -z "$closing" ]; then
 		total_fail=$((total_fail + 1))
@@ -45,6 +51,16 @@ tally() {
 	part_counts+=("$name: $closing")
 	[ "$name" != "$VM_PART" ] || vm_closing=$closing
 	read -r p f k < <(closing_counts "$closing")
+	unexpected=
+	case $HOST_PARTS in *" $name "*) unexpected=$(unexpected_skips "$name" "$log") ;; esac
+	if [ -n "$unexpected" ]; then
+		info "$name: skips that ${EXPECTED_SKIPS#"$ROOT"/} does not list for '$name' (each counted as a failure):"
+		printf '%s\n' "$unexpected" >&2
+		n=$(wc -l <<<"$unexpected")
+		k=$((k - n))
+		f=$((f + n))
+		rc=1
+	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 	total_skip=$((total_skip + k))

@@ -38,6 +38,15 @@ GUEST_MEM=1024
 QEMU_TCG_CPU=max
 case $FLAVOR in
 test|debug) ;;
+coverage)
+	# gcov on the files the series touches, built from a copy of the
+	# patched tree whose Makefiles ask for it (scripts/coverage.sh), in a
+	# build folder beside it, as build/obj-test is beside build/linux:
+	# ccache (CCACHE_BASEDIR) then sees the same relative paths and
+	# serves the objects the test kernel compiled.
+	LINUX=${LINUX_TREE:-$BUILD/coverage/linux}
+	OBJ=${KOBJ:-$BUILD/coverage/obj}
+	;;
 i386)
 	KARCH=i386
 	INITRAMFS=$BUILD/initramfs-i386.cpio.gz
@@ -49,7 +58,7 @@ i386)
 	# that fails the run): the same CPU with Intel's vendor string.
 	QEMU_TCG_CPU=max,vendor=GenuineIntel
 	;;
-*) die "unknown FLAVOR '$FLAVOR': use FLAVOR=test (default), FLAVOR=debug or FLAVOR=i386" ;;
+*) die "unknown FLAVOR '$FLAVOR': use FLAVOR=test (default), FLAVOR=debug, FLAVOR=i386 or FLAVOR=coverage" ;;
 esac
 
 # Number of parallel jobs for kernel builds.
@@ -126,6 +135,17 @@ expected_skip() {
 		fi
 	done <"$EXPECTED_SKIPS"
 	return 1
+}
+
+# unexpected_skips KIND LOG: the skip lines ("ok N - NAME # SKIP ...") of
+# LOG, the output of a host-side part of KIND (host-tests, distro-build
+# ...), whose NAME EXPECTED_SKIPS does not list for KIND
+unexpected_skips() {
+	local line test
+	while IFS= read -r line; do
+		test=${line#ok * - }
+		expected_skip "$1" "${test%% # SKIP*}" >/dev/null || echo "$line"
+	done < <(tr -d '\r' <"$2" | grep -E '^ok [0-9]+ - .* # SKIP' || true)
 }
 
 # tap_merge FILE [KIND]: the TAP lines of another run's output FILE (a

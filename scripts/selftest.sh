@@ -98,5 +98,17 @@ if [ "$listed_skips" -eq 1 ] && grep -q '^ok [0-9]* - ext4/05\.01 .* # SKIP skip
 else
 	tap_report FAIL "harness: a skip that the list names for the boot's kind is reported as a skip" "$tmp/listed"
 fi
-echo "$tap_pass passed, $tap_fail failed"
+# The skips of the host-side parts of make check (a missing valgrind or
+# sparse): an unlisted one is found, a listed one is not.
+printf 'ok 1 - host: a test\nok 2 - host: valgrind run # SKIP valgrind not installed\n1 passed, 0 failed, 1 skipped\n' >"$tmp/host.log"
+printf 'selftest-host host:?valgrind* listed by the self-test\n' >"$tmp/host-skips"
+found=$(EXPECTED_SKIPS=/dev/null unexpected_skips selftest-host "$tmp/host.log")
+listed=$(EXPECTED_SKIPS=$tmp/host-skips unexpected_skips selftest-host "$tmp/host.log")
+if [ "$found" = "ok 2 - host: valgrind run # SKIP valgrind not installed" ] && [ -z "$listed" ]; then
+	tap_report OK "harness: a host part's skip fails unless the list names it"
+else
+	printf 'unlisted: %s\nlisted: %s\n' "${found:-(none found)}" "${listed:-(none)}" >"$tmp/host.detail"
+	tap_report FAIL "harness: a host part's skip fails unless the list names it" "$tmp/host.detail"
+fi
+tap_closing
 [ "$tap_fail" -eq 0 ]
