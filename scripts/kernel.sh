@@ -2,11 +2,12 @@
 # Configure and build the test kernel (bzImage) from the patched tree.
 #
 # The configuration is tinyconfig plus the committed fragments in configs/
-# (test.config, and debug.config for FLAVOR=debug; for FLAVOR=i386 also
-# i386.config, and ARCH=i386).  After olddefconfig every option a fragment
-# asks for is checked (the last fragment that names an option decides its
-# value), because olddefconfig silently drops options whose dependencies
-# are not met.  The .config is only replaced when
+# (test.config, faults.config but for FLAVOR=i386, and debug.config for
+# FLAVOR=debug; for FLAVOR=i386 also
+# i386.config, and ARCH=i386; coverage.config for FLAVOR=coverage).  After
+# olddefconfig every option a fragment asks for is checked (the last
+# fragment that names an option decides its value), because olddefconfig
+# silently drops options whose dependencies are not met.  The .config is only replaced when
 # its content changes, so incremental builds stay incremental.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -16,8 +17,12 @@ set -euo pipefail
 # BASE_CONFIG replaces configs/test.config, KERNEL_TARGET the bzImage target
 # and BUILD_TAG the name of the logs ('make bisect' sets all three).
 fragments=("${BASE_CONFIG:-$ROOT/configs/test.config}")
+# faults.config (fault injection, power cuts, soft lockups) serves groups
+# that the i386 kernel and make bisect's builds (BASE_CONFIG) do not run.
+[ -n "${BASE_CONFIG:-}" ] || [ "$FLAVOR" = i386 ] || fragments+=("$ROOT/configs/faults.config")
 [ "$FLAVOR" = debug ] && fragments+=("$ROOT/configs/debug.config")
 [ "$FLAVOR" = i386 ] && fragments+=("$ROOT/configs/i386.config")
+[ "$FLAVOR" = coverage ] && fragments+=("$ROOT/configs/coverage.config")
 fragments+=(${EXTRA_CONFIG:+"$EXTRA_CONFIG"})
 
 mkdir -p "$OBJ" "$LOGS"
