@@ -23,7 +23,7 @@ mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/local/bin,etc,proc,sys,dev,tmp,m
 
 # Dynamically linked host tools, with their libraries and the loader.
 host_tools=(mke2fs mkfs.ext4 tune2fs e2fsck debugfs chattr lsattr filefrag
-	mkfs.f2fs fsck.f2fs keyctl openssl)
+	mkfs.f2fs fsck.f2fs keyctl openssl dmsetup)
 
 # sysroot: where the guest's programs come from ('' = the host);
 # suffix names the build folders of tools/ and the helpers; make_cc sets
