@@ -22,7 +22,8 @@
 #     right with the caches left as they are (pages of a failed setup must
 #     not be served unverified) and again after drop_caches;
 #   MEASURE (after the open of an evicted inode): an errno or the digest.
-# SHA-256 and a signed file (the PKCS#7 check allocates a lot).  Each test
+# SHA-256 files, salted, and signed ones (the PKCS#7 check allocates a
+# lot; they have no salt).  Each test
 # notes the injection points, the end states, and the distinct call sites
 # that failed (the first frame outside printk, tracing, fault injection, the
 # allocators and bio submission, from the stack that the stacktrace trigger
@@ -103,7 +104,7 @@ fi_off() {
 }
 
 # mk NAME [SIGNED]: $W/NAME.ref (the data), $W/NAME.setup (set up, signed
-# with the trusted key when SIGNED is given), $W/NAME.meas
+# with the trusted key when SIGNED is given, else salted), $W/NAME.meas
 mk() {
 	need_helpers
 	need_fsverity
@@ -114,7 +115,9 @@ mk() {
 		sig_need trusted
 		sig_setup "$W/$1.setup" trusted > "$W/$1.meas" || fail "signed setup failed"
 	else
-		setup_measure "$W/$1.setup" > "$W/$1.meas" || fail "fsverity setup failed"
+		# salted: the hash state after the salt is one more allocation
+		setup_measure "$W/$1.setup" --salt=5eed0123 > "$W/$1.meas" ||
+			fail "fsverity setup failed"
 	fi
 }
 
@@ -197,8 +200,8 @@ t_fsck() {
 	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount failed"
 }
 
-vt_test 38.01 "$FS: ENABLE (SHA-256) with one injected allocation or I/O fault per run: enabled and right, or an errno and the file unchanged and enabling" t_enable
-vt_test 38.02 "$FS: first open + read of an evicted verity inode with one injected fault per run: an errno or right bytes, then right with and without drop_caches" t_open
+vt_test 38.01 "$FS: ENABLE (SHA-256, salted) with one injected allocation or I/O fault per run: enabled and right, or an errno and the file unchanged and enabling" t_enable
+vt_test 38.02 "$FS: first open + read of an evicted verity inode (SHA-256, salted) with one injected fault per run: an errno or right bytes, then right with and without drop_caches" t_open
 vt_test 38.03 "$FS: open + MEASURE of an evicted verity inode with one injected fault per run: an errno or the digest" t_measure
 # not on make bisect's kernel without builtin signatures (t/50-signatures.sh)
 if ! vt_kcmdline | grep -qw vtest.sigs=off; then
