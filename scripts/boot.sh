@@ -58,9 +58,19 @@ cmdline+=" hung_task_panic=1 softlockup_panic=1 sysctl.kernel.hung_task_timeout_
 # The command line splits at spaces: a space in the filter matches any one
 # character instead.
 [ -n "${VTEST_FILTER:-}" ] && cmdline+=" vtest.filter=${VTEST_FILTER// /?}"
+# VTEST_GROUPS="10 20" (or 10,20): only those groups, and the "end" ones
+groups=${VTEST_GROUPS:-}
+groups=${groups//,/ }
+read -r -a groups <<<"$groups"
+[ ${#groups[@]} -eq 0 ] || cmdline+=" vtest.groups=$(IFS=,; echo "${groups[*]}")"
 # Extra kernel command line words, e.g. VTEST_CMDLINE=vfuzz.seed=N
 [ -n "${VTEST_CMDLINE:-}" ] && cmdline+=" $VTEST_CMDLINE"
 [ -n "${VTEST_INJECT:-}" ] && cmdline+=" vtest.inject=$VTEST_INJECT"
+# --- make coverage (scripts/coverage.sh): VTEST_GCOV_DIR=DIR gives each
+# guest a writable disk DIR/NAME.img (serial vtest-gcov, not a scratch
+# disk) onto which its /init writes a tar of the gcov counters at the end.
+[ -n "${VTEST_GCOV_DIR:-}" ] && cmdline+=" vtest.gcov=1"
+# --- end of make coverage
 
 split=${VTEST_SPLIT:-auto}
 if [ "$split" = auto ]; then
@@ -151,6 +161,13 @@ limit=${VTEST_TIMEOUT:-2400}
 # disks and logs console-NAME.log / results-NAME.log; sets vm_pid.
 start_vm() {
 	new_disks "$diskroot/$1"
+	# --- make coverage: the guest's gcov disk (VTEST_GCOV_DIR, above)
+	if [ -n "${VTEST_GCOV_DIR:-}" ]; then
+		rm -f "$VTEST_GCOV_DIR/$1.img"
+		truncate -s 64M "$VTEST_GCOV_DIR/$1.img"
+		disks+=(-drive "file=$VTEST_GCOV_DIR/$1.img,format=raw,if=virtio,serial=vtest-gcov")
+	fi
+	# --- end of make coverage
 	: >"$LOGS/console-$1.log"
 	: >"$LOGS/results-$1.log"
 	timeout -k 5 "$limit" "${qemu[@]}" -serial "file:$LOGS/console-$1.log" \
