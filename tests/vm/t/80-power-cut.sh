@@ -88,9 +88,10 @@ c 1048576 803 inplace sha512 yes no
 e 500000 805 inplace sha256 no no
 d 3145733 804 copied sha256 yes yes
 h 2097155 807 inplace crc32c yes no
+i 8388609 808 inplace sha256 yes yes
 '
 
-T_REC="$FS: power cut: dm-log-writes records mkfs and a workload of 5 ENABLEs (fsync'd or not, one file only ENABLE syncs), a set-up file and an unsynced one"
+T_REC="$FS: power cut: dm-log-writes records mkfs and a workload of 6 ENABLEs (3 blocks to 8 MiB, fsync'd or not, one file only ENABLE syncs), a set-up file and an unsynced one"
 T_REPLAY="$FS: power cut: replayed to the mkfs mark, every FLUSH/FUA after it and random entries: each file absent, intact or verity and verifying by the marks; fsck clean"
 
 if vt_selected 80.01 80.02; then
