@@ -125,6 +125,9 @@ pc_create() {
 g_setup() {
 	rm -rf "$W"
 	mkdir -p "$W"
+	# dryrun.sh's disks are plain files: no device-mapper outside the guest
+	[ -b "$VT_DEV" ] && [ -b "$VT_DEV2" ] ||
+		{ echo "$VT_DEV and $VT_DEV2 are not both block devices: not in the guest?"; return 1; }
 	need_cmd dmsetup vreplay fsverity gen
 	fs_umount "$VT_MNT" || return 1
 	vt_disk_is_free "$VT_DEV" && vt_disk_is_free "$VT_DEV2" || return 1
