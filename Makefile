@@ -9,7 +9,7 @@ S := scripts
 
 PHONY_TARGETS := all deps tree patch kernel initramfs host-test boot selftest check \
 	checkpatch kernel-doc step-checks bisect coexist distro-build lowmem crash i386 debug \
-	demo bench shell devtree export rebase-check list-tests clean distclean help
+	coverage demo bench shell devtree export rebase-check list-tests clean distclean help
 .PHONY: $(PHONY_TARGETS)
 
 all: check
@@ -89,6 +89,13 @@ selftest: kernel initramfs ## boot deliberately broken runs: the harness must re
 check: kernel initramfs ## host tests, review checks, self-test, the suite in QEMU (CHECK_ALL=1: all)
 	@$(S)/check.sh
 
+# gcov on fs/verity and the ext4/f2fs files of the series (FLAVOR=coverage,
+# its own kernel build), the suite, then build/coverage/index.html and
+# summary.txt; fails on a goal NOT met or an error exit neither reached nor
+# in tests/coverage-exempt.txt.
+coverage: patch initramfs ## line and branch coverage of the suite (gcov, lcov): build/coverage/
+	@$(S)/coverage.sh
+
 demo: kernel initramfs ## boot the fs-verity walk-through, which checks what it shows
 	@$(S)/boot.sh demo
 
@@ -116,7 +123,7 @@ rebase-check: ## how each patch applies to every linux-source-6.1 version the ar
 	@$(S)/rebase-check.sh
 
 clean: ## remove the build output
-	rm -rf build/obj-* build/initramfs* build/disks build/logs build/tools build/tools-i386 \
+	rm -rf build/obj-* build/coverage build/initramfs* build/disks build/logs build/tools build/tools-i386 \
 		build/vm-helpers build/vm-helpers-i386 build/i386-root build/kvm-probe.* build/linux.patchwork
 	$(MAKE) -s -C tools clean
 	[ ! -f tests/vm/helpers/Makefile ] || $(MAKE) -s -C tests/vm/helpers clean

@@ -165,7 +165,8 @@ start_vm() {
 	if [ -n "${VTEST_GCOV_DIR:-}" ]; then
 		rm -f "$VTEST_GCOV_DIR/$1.img"
 		truncate -s 64M "$VTEST_GCOV_DIR/$1.img"
-		disks+=(-drive "file=$VTEST_GCOV_DIR/$1.img,format=raw,if=virtio,serial=vtest-gcov")
+		disks+=(-drive "file=$VTEST_GCOV_DIR/$1.img,format=raw,if=none,id=gcov"
+			-device virtio-blk-pci,drive=gcov,serial=vtest-gcov)
 	fi
 	# --- end of make coverage
 	: >"$LOGS/console-$1.log"

@@ -12,7 +12,7 @@ PACKAGES=(
 	gcc make bc bison flex libelf-dev libssl-dev dwarves cpio xz-utils
 	quilt ccache sparse git python3 perl rsync file time
 	qemu-system-x86 busybox-static e2fsprogs f2fs-tools openssl keyutils
-	valgrind gnuplot-nox cryptsetup-bin
+	valgrind gnuplot-nox cryptsetup-bin lcov
 	gcc-multilib libc6-dev-i386
 	dmsetup
 )

@@ -1,0 +1,392 @@
+#!/usr/bin/env bash
+# make coverage: what the suite executes of the series, line by line.
+#
+# 1. build/coverage/linux: a hard-linked copy of the patched tree whose
+#    Makefiles (real files, not links) ask gcov for fs/verity/ and for the
+#    .c files the series touches in fs/ext4/, fs/f2fs/ and fs/ioctl.c
+#    (patch_files over series_patches); the series itself is not changed.
+# 2. FLAVOR=coverage: test.config + configs/coverage.config (GCOV_KERNEL,
+#    not GCOV_PROFILE_ALL) built in build/coverage/obj, under
+#    flock build/.kbuild.lock (one kernel build at a time on the machine).
+# 3. The whole suite in the two VMs (scripts/boot.sh, VTEST_GCOV_DIR): at
+#    the end of its run each guest's /init writes a tar of the .gcda files
+#    of /sys/kernel/debug/gcov onto a disk of its own, an image file the
+#    host reads with tar (never mounted).
+# 4. lcov (gcov-12) per guest, the two merged (lcov -a), genhtml:
+#    build/coverage/index.html; and build/coverage/summary.txt (printed):
+#    lines and branches of each fs/verity/*.c and in total, the executable
+#    lines the series adds or changes in fs/ext4, fs/f2fs (and fs/ioctl.c)
+#    and how many ran (diff -U0 between build/pristine and build/linux),
+#    the goals, and the error exits of fs/verity (return -E..., goto to an
+#    error label, err = -E...) that no test reached, against
+#    tests/coverage-exempt.txt.
+#
+# Fails when a step fails (build, boot, a guest's run, lcov), when the
+# exempt list is stale (an entry that ran, or whose line is gone), when an
+# error exit is neither reached nor listed, and when a goal is NOT met.
+# COVERAGE_REPORT_ONLY=1 makes the report again from the last run's gcov
+# disks (no build, no boot).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+export FLAVOR=coverage
+
+COV=$BUILD/coverage
+CTREE=$COV/linux
+COBJ=$BUILD/coverage/obj
+EXEMPT=$ROOT/tests/coverage-exempt.txt
+GCOV_TOOL=gcov-$(gcc -dumpversion | cut -d. -f1)
+# The goals: percentages.
+GOAL_VERITY_LINES=95
+GOAL_VERITY_BRANCHES=85
+GOAL_SERIES_LINES=90
+
+[ -f "$BUILD/linux.applied" ] || die "the series is not applied in build/linux: run 'make patch' first"
+for t in lcov genhtml "$GCOV_TOOL"; do
+	command -v "$t" >/dev/null || die "$t is missing: run 'make deps'"
+done
+mkdir -p "$COV" "$LOGS"
+
+# The files to profile: the .c files the series touches in fs/ext4, fs/f2fs
+# and fs/ioctl.c that the patched tree has, and all of fs/verity.
+mapfile -t patches < <(series_patches | sed "s|^|$ROOT/patches/|")
+mapfile -t touched < <(patch_files "${patches[@]}" | sort -u |
+	grep -E '^fs/(ext4/[^/]+|f2fs/[^/]+|ioctl)\.[ch]$' |
+	while read -r f; do [ -f "$BUILD/linux/$f" ] && echo "$f"; done)
+profiled=()
+for f in "${touched[@]}"; do
+	case $f in *.c) profiled+=("$f") ;; esac
+done
+[ ${#profiled[@]} -gt 0 ] || die "the series touches no .c file in fs/ext4, fs/f2fs or fs/ioctl.c?"
+
+# 1. The tree: copied again when the series applied to build/linux changed.
+if ! cmp -s "$BUILD/linux.applied" "$CTREE.applied"; then
+	info "copying build/linux to ${CTREE#"$ROOT"/} (hard links)"
+	rm -rf "$CTREE" "$CTREE.applied"
+	cp -al "$BUILD/linux" "$CTREE"
+fi
+# with_gcov MAKEFILE LINE...: the tree's MAKEFILE plus LINEs, written as a
+# file of its own (the copy's links to build/linux stay untouched), and only
+# when that changes it
+with_gcov() {
+	local mk=$1
+	shift
+	{
+		cat "$BUILD/linux/$mk"
+		echo "# make coverage (scripts/coverage.sh)"
+		printf '%s\n' "$@"
+	} >"$CTREE/$mk.new"
+	if cmp -s "$CTREE/$mk.new" "$CTREE/$mk"; then
+		rm -f "$CTREE/$mk.new"
+	else
+		mv "$CTREE/$mk.new" "$CTREE/$mk"
+	fi
+}
+with_gcov fs/verity/Makefile "GCOV_PROFILE := y"
+for dir in fs/ext4 fs/f2fs fs; do
+	lines=()
+	for f in "${profiled[@]}"; do
+		[ "$(dirname "$f")" = "$dir" ] || continue
+		b=$(basename "$f" .c)
+		lines+=("GCOV_PROFILE_$b.o := y")
+	done
+	[ ${#lines[@]} -eq 0 ] || with_gcov "$dir/Makefile" "${lines[@]}"
+done
+cp "$BUILD/linux.applied" "$CTREE.applied"
+
+build_secs=- run_secs=- suite_ok=1
+gdisks=$COV/gcov-disks
+if [ -z "${COVERAGE_REPORT_ONLY:-}" ]; then
+# 2. The kernel.
+info "waiting for build/.kbuild.lock (one kernel build at a time)"
+start=$(date +%s)
+flock "$BUILD/.kbuild.lock" env LINUX_TREE="$CTREE" KOBJ="$COBJ" "$ROOT/scripts/kernel.sh"
+build_secs=$(($(date +%s) - start))
+nobj=$(find "$COBJ/fs" -name '*.gcno' | wc -l)
+[ "$nobj" -gt 0 ] || die "no .gcno file in ${COBJ#"$ROOT"/}/fs: gcov did not profile anything"
+
+# 3. The suite, with a gcov disk per guest.
+rm -rf "$gdisks"
+mkdir -p "$gdisks"
+info "the suite on the coverage kernel (both VMs)"
+start=$(date +%s)
+# The fuzzer of 60-fuzz with a fixed seed (unless VTEST_CMDLINE names
+# one): the same cases, hence the same lines, in every run.
+VTEST_CMDLINE="${VTEST_CMDLINE:+$VTEST_CMDLINE }vfuzz.seed=${COVERAGE_FUZZ_SEED:-1}" \
+	VTEST_GCOV_DIR=$gdisks KOBJ=$COBJ "$ROOT/scripts/boot.sh" test >"$COV/suite.log" 2>&1 || suite_ok=0
+run_secs=$(($(date +%s) - start))
+fi
+suite=$(closing_line "$LOGS/results-coverage-test.log")
+info "the suite: ${suite:-no closing line} in $run_secs s (build/coverage/suite.log)"
+
+# 4. The counters of each guest, next to the build's .gcno files, through
+# lcov; then merged.
+start=$(date +%s)
+rm -rf "$COV/gcda"
+lopts=(--gcov-tool "$GCOV_TOOL" --rc lcov_branch_coverage=1 -q)
+# lcov LCOV-ARGS...: lcov with its messages (Debian's geninfo warns about
+# its own redefined subroutines) in build/coverage/lcov.log, shown when it
+# fails
+lcov() {
+	command lcov "${lopts[@]}" "$@" >>"$COV/lcov.log" 2>&1 || {
+		tail -n 20 "$COV/lcov.log" >&2
+		return 1
+	}
+}
+: >"$COV/lcov.log"
+infos=()
+for img in "$gdisks"/*.img; do
+	name=$(basename "$img" .img)
+	d=$COV/gcda/$name
+	mkdir -p "$d"
+	tar -C "$d" -xf "$img" || die "no tar of gcov counters on $img: did the guest reach the end of its run?"
+	# The guest's paths are the build's: $COBJ/fs/...gcda
+	[ -d "$d/$COBJ" ] || die "the counters of $name are not under ${COBJ#/}"
+	n=0
+	while IFS= read -r g; do
+		rel=${g#"$d/$COBJ"/}
+		cp "$COBJ/${rel%.gcda}.gcno" "${g%.gcda}.gcno"
+		n=$((n + 1))
+	done < <(find "$d/$COBJ" -name '*.gcda')
+	info "$name: $n counter files"
+	lcov -c -d "$d/$COBJ" -b "$COBJ" -o "$COV/$name.info" ||
+		die "lcov failed on the counters of $name"
+	infos+=(-a "$COV/$name.info")
+done
+[ ${#infos[@]} -gt 0 ] || die "no gcov disk in ${gdisks#"$ROOT"/}"
+lcov "${infos[@]}" -o "$COV/all.info" || die "lcov -a failed"
+# Only the tree's files (headers of include/ and arch/ come with inline
+# functions), with paths relative to the tree.
+lcov -e "$COV/all.info" "$CTREE/fs/*" -o "$COV/coverage.info" || die "lcov -e failed"
+genhtml -q --branch-coverage --prefix "$CTREE" -t "fs-verity series: make coverage" \
+	-o "$COV" "$COV/coverage.info" >"$COV/genhtml.log" 2>&1 || {
+	cat "$COV/genhtml.log" >&2
+	die "genhtml failed"
+}
+
+# The merged counters as tables, paths relative to the tree:
+# lines.tsv: FILE LINE COUNT (the lines gcov calls executable),
+# fns.tsv: FILE LINE FUNCTION (where each function starts),
+# branches.tsv: FILE LINE ALL-TAKEN (1: every branch of the line was taken),
+# files.tsv: FILE LINES-FOUND LINES-HIT BRANCHES-FOUND BRANCHES-HIT
+: >"$COV/lines.tsv"
+: >"$COV/fns.tsv"
+: >"$COV/files.tsv"
+: >"$COV/branches.tsv"
+awk -v tree="$CTREE/" -v out="$COV" '
+	/^SF:/ { f = substr($0, 4); sub("^" tree, "", f) }
+	/^DA:/ { split(substr($0, 4), a, ","); print f "\t" a[1] "\t" a[2] > (out "/lines.tsv") }
+	/^FN:/ { split(substr($0, 4), a, ","); print f "\t" a[1] "\t" a[2] > (out "/fns.tsv") }
+	/^BRDA:/ {
+		split(substr($0, 6), a, ","); k = f "\t" a[1]
+		if (!(k in all)) { all[k] = 1; order[++nb] = k }
+		if (a[4] == "-" || a[4] == 0) all[k] = 0
+	}
+	/^LF:/ { lf = substr($0, 4) } /^LH:/ { lh = substr($0, 4) }
+	/^BRF:/ { bf = substr($0, 5) } /^BRH:/ { bh = substr($0, 5) }
+	/^end_of_record/ { print f "\t" lf "\t" lh "\t" bf "\t" bh > (out "/files.tsv"); lf = lh = bf = bh = 0 }
+	END { for (i = 1; i <= nb; i++) print order[i] "\t" all[order[i]] > (out "/branches.tsv") }
+' "$COV/coverage.info"
+
+# The lines the series adds or changes in fs/ext4, fs/f2fs and fs/ioctl.c:
+# the "+" side of diff -U0 between the pristine and the patched tree.
+# added.tsv: FILE LINE
+: >"$COV/added.tsv"
+for f in "${touched[@]}"; do
+	diff -U0 "$PRISTINE/$f" "$BUILD/linux/$f" 2>/dev/null |
+		awk -v f="$f" '/^@@ / {
+			split($3, a, ","); n = (a[2] == "" ? 1 : a[2])
+			for (i = 0; i < n; i++) print f "\t" (substr(a[1], 2) + i)
+		}' >>"$COV/added.tsv" || true
+done
+
+# The error exits of fs/verity/*.c (exits.tsv: FILE LINE TEXT):
+# - return -E... / return ERR_PTR(...) / return ERR_CAST(...);
+# - VAR = -E... / VAR = ERR_PTR(...) / VAR = ERR_CAST(...);
+# - goto LABEL, where LABEL is an error label: its name starts with err or
+#   fail, or its code returns -E..., ERR_PTR() or ERR_CAST() (not a shared
+#   "return err" exit), unless the line before assigned the error;
+# - goto LABEL or return VAR / return PTR_ERR(...) right under
+#   if (VAR), if (VAR < 0) or if (IS_ERR(...)), VAR one of err, ret, error,
+#   rc: a propagated error.
+errexits() {
+	awk -v f="$1" '
+	function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
+	FNR == NR {
+		if (match($0, /^[a-z_][a-z0-9_]*:/)) {
+			cur = substr($0, 1, RLENGTH - 1)
+			if (cur ~ /^(err|fail)/) errlab[cur] = 1
+		} else if (cur != "" && $0 ~ /^[ \t]*return[ \t;]/) {
+			if ($0 ~ /return[ \t]+(-E[A-Z0-9]+|ERR_PTR\(|ERR_CAST\()/) errlab[cur] = 1
+			cur = ""
+		} else if ($0 ~ /^}/) cur = ""
+		next
+	}
+	{
+		t = trim($0); exit_ = 0
+		if (t ~ /^return[ \t]+(-E[A-Z0-9]+|ERR_PTR\(|ERR_CAST\()/) exit_ = 1
+		else if (t ~ /^[A-Za-z_][A-Za-z0-9_.>-]*[ \t]*=[ \t]*(-E[A-Z0-9]+|ERR_PTR\(|ERR_CAST\()/) exit_ = 1
+		else if (t ~ /^goto[ \t]+[a-z_0-9]+;/) {
+			lab = t; sub(/^goto[ \t]+/, "", lab); sub(/;.*/, "", lab)
+			# (not again right after the assignment of the error)
+			if ((lab in errlab) && !prev_exit) exit_ = 1
+		}
+		if (!exit_ && t ~ /^(goto [a-z_0-9]+|return [a-z_]+|return PTR_ERR\(.*\));/ &&
+		    prev ~ /^if \(((err|ret|error|rc)( < 0)?|IS_ERR\(.*\))\)$/) exit_ = 1
+		if (exit_) print f "\t" FNR "\t" t
+		if (t != "" && t !~ /^(\/\*|\*)/) { prev = t; prev_exit = exit_ }
+	}' "$CTREE/$1" "$CTREE/$1"
+}
+: >"$COV/exits.tsv"
+for f in "$CTREE"/fs/verity/*.c; do
+	errexits "fs/verity/${f##*/}" >>"$COV/exits.tsv"
+done
+
+# The summary: build/coverage/summary.txt, also printed.
+sum=$COV/summary.txt
+goals_ok=1
+# pct HIT FOUND: the percentage with one decimal
+pct() { awk -v h="$1" -v n="$2" 'BEGIN { printf "%.1f", n ? 100 * h / n : 0 }'; }
+# goal WHAT HIT FOUND GOAL: one goal line; clears goals_ok when not met
+goal() {
+	local p
+	p=$(pct "$2" "$3")
+	if awk -v p="$p" -v g="$4" 'BEGIN { exit !(p >= g) }'; then
+		echo "coverage: goal met: $1 $p% ($2/$3) >= $4%"
+	else
+		echo "coverage: NOT met: $1 $p% ($2/$3) < $4%"
+		goals_ok=0
+	fi
+}
+{
+	echo "make coverage: the suite on the coverage kernel ($suite), the two guests merged"
+	echo "HTML: build/coverage/index.html"
+	echo
+	printf '%-24s %16s %18s\n' "fs/verity" "lines" "branches"
+	awk -F'\t' '$1 ~ /^fs\/verity\/[^\/]+\.c$/ {
+		printf "  %-22s %5d/%-5d %5.1f%% %5d/%-5d %5.1f%%\n", substr($1, 11), $3, $2,
+			$2 ? 100 * $3 / $2 : 0, $5, $4, $4 ? 100 * $5 / $4 : 0
+		lf += $2; lh += $3; bf += $4; bh += $5
+	} END {
+		printf "  %-22s %5d/%-5d %5.1f%% %5d/%-5d %5.1f%%\n", "total", lh, lf,
+			lf ? 100 * lh / lf : 0, bh, bf, bf ? 100 * bh / bf : 0
+		print lh, lf, bh, bf > "/dev/fd/3"
+	}' "$COV/files.tsv" 3>"$COV/verity.totals"
+	echo
+	echo "executable lines the series adds or changes (diff -U0 pristine patched):"
+	awk -F'\t' 'FNR == NR { c[$1 "\t" $2] = $3; next }
+		($1 "\t" $2) in c { n[$1]++; t++; if (c[$1 "\t" $2] > 0) { h[$1]++; th++ } }
+		END {
+			for (f in n) printf "  %-22s %5d/%-5d %5.1f%%\n", f, h[f], n[f], 100 * h[f] / n[f] | "sort"
+			close("sort")
+			printf "  %-22s %5d/%-5d %5.1f%%\n", "total", th, t, t ? 100 * th / t : 0
+			print th + 0, t + 0 > "/dev/fd/3"
+		}' "$COV/lines.tsv" "$COV/added.tsv" 3>"$COV/added.totals"
+} >"$sum"
+read -r vlh vlf vbh vbf <"$COV/verity.totals"
+read -r alh alf <"$COV/added.totals"
+
+# Each error exit with its function (the last one starting before it) and
+# whether it ran: exits-counted.tsv (FILE LINE FUNCTION RAN TEXT); a text
+# found more than once in a function gets " [N]", N counting from 1 in the
+# order of the lines.  RAN is the line's count; gcc at -O2 gives many
+# one-statement exits (a constant return) no line of their own, and then
+# the line before it with a count decides: the exit ran when that line ran
+# (a statement of the same block, e.g. the warning before the exit), or,
+# when it is the "if" that guards the exit, when every branch of that line
+# was taken (for "if (a || b)" that means the body ran); "-" when neither
+# tells (a guard without counts), which counts as not reached.
+awk -F'\t' -v tree="$CTREE" '
+	function control(s) { return s ~ /^[ \t]*(} *)?(else *)?(if|while|for|switch) *\(|^[ \t]*} *else/ }
+	function ran(f, l,    i, s) {
+		if ((f "\t" l) in cnt) return cnt[f "\t" l]
+		for (i = l - 1; i > 0 && i >= l - 8; i--) {
+			s = src[f, i]
+			if ((f "\t" i) in cnt) {
+				if (!control(s)) return cnt[f "\t" i]
+				return ((f "\t" i) in br) ? br[f "\t" i] : "-"
+			}
+			if (control(s) || s ~ /^[ \t]*[{}][ \t]*$/) return "-"
+		}
+		return "-"
+	}
+	FILENAME == ARGV[1] { nf[$1]++; fstart[$1, nf[$1]] = $2; fname[$1, nf[$1]] = $3; next }
+	FILENAME == ARGV[2] { cnt[$1 "\t" $2] = $3; next }
+	FILENAME == ARGV[3] { br[$1 "\t" $2] = $3; next }
+	{
+		if (!($1 in loaded)) {
+			loaded[$1] = 1; i = 0
+			while ((getline s < (tree "/" $1)) > 0) src[$1, ++i] = s
+			close(tree "/" $1)
+		}
+		best = 0; name = "?"
+		for (i = 1; i <= nf[$1]; i++)
+			if (fstart[$1, i] <= $2 + 0 && fstart[$1, i] > best) { best = fstart[$1, i]; name = fname[$1, i] }
+		n++
+		row[n] = $1 "\t" $2 "\t" name "\t" ran($1, $2)
+		key[n] = $1 "\t" name "\t" $3
+		text[n] = $3
+		total[key[n]]++
+	}
+	END {
+		for (i = 1; i <= n; i++)
+			print row[i] "\t" text[i] (total[key[i]] > 1 ? " [" ++seen[key[i]] "]" : "")
+	}' "$COV/fns.tsv" "$COV/lines.tsv" "$COV/branches.tsv" "$COV/exits.tsv" >"$COV/exits-counted.tsv"
+# Against the exempt list (FILE | FUNCTION | TEXT | WHY; TEXT is the line
+# without its indentation, with " [N]" when the function has the same text
+# more than once, as in the summary): exits-verdict.tsv: VERDICT WHERE
+# FUNCTION TEXT, VERDICT one of
+# reached, exempt, UNLISTED (not reached, not listed), STALE (an entry
+# whose lines all ran, or that matches no error exit) and BAD (an entry
+# that is not FILE | FUNCTION | TEXT | WHY).
+[ -f "$EXEMPT" ] || die "no ${EXEMPT#"$ROOT"/}"
+awk '
+	function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
+	FNR == NR {
+		if ($0 ~ /^[ \t]*(#|$)/) next
+		n = split($0, a, "|")
+		if (n < 4 || trim(a[4]) == "") { print "BAD\t" FILENAME ":" FNR "\t-\t" $0; next }
+		k = trim(a[1]) "\t" trim(a[2]) "\t" trim(a[3])
+		ex[k] = FNR
+		next
+	}
+	{
+		split($0, b, "\t")
+		k = b[1] "\t" b[3] "\t" b[5]
+		ran = b[4] != "-" && b[4] > 0
+		if (k in ex) { seen[k] = 1; if (!ran) open_[k] = 1 }
+		print (ran ? "reached" : (k in ex) ? "exempt" : "UNLISTED") "\t" b[1] ":" b[2] "\t" b[3] "\t" b[5] (b[4] == "-" ? "  (no count)" : "")
+	}
+	END {
+		for (k in ex) {
+			split(k, c, "\t")
+			if (!(k in seen)) print "STALE\t" c[1] "\t" c[2] "\t" c[3] "  (no such error exit: entry of line " ex[k] ")"
+			else if (!(k in open_)) print "STALE\t" c[1] "\t" c[2] "\t" c[3] "  (reached: entry of line " ex[k] ")"
+		}
+	}' "$EXEMPT" "$COV/exits-counted.tsv" >"$COV/exits-verdict.tsv"
+count_of() { awk -F'\t' -v v="$1" '$1 == v { n++ } END { print n + 0 }' "$COV/exits-verdict.tsv"; }
+n_exits=$(wc -l <"$COV/exits-counted.tsv")
+n_reached=$(count_of reached)
+n_exempt=$(count_of exempt)
+n_unlisted=$(count_of UNLISTED)
+n_stale=$(($(count_of STALE) + $(count_of BAD)))
+report_secs=$(($(date +%s) - start))
+{
+	echo
+	echo "error exits of fs/verity (return -E..., goto to an error label, err = -E...): $n_exits;"
+	echo "  reached $n_reached, exempt $n_exempt (tests/coverage-exempt.txt), neither $n_unlisted, stale entries $n_stale"
+	awk -F'\t' '$1 == "UNLISTED" { printf "  not reached, not listed: %s %s: %s\n", $2, $3, $4 }
+		$1 == "STALE" || $1 == "BAD" { printf "  %s entry: %s %s: %s\n", $1, $2, $3, $4 }' "$COV/exits-verdict.tsv"
+	echo
+	goal "fs/verity lines" "$vlh" "$vlf" "$GOAL_VERITY_LINES"
+	goal "fs/verity branches" "$vbh" "$vbf" "$GOAL_VERITY_BRANCHES"
+	goal "ext4/f2fs lines the series adds" "$alh" "$alf" "$GOAL_SERIES_LINES"
+	echo "times: kernel build ${build_secs}s, the suite ${run_secs}s, the report ${report_secs}s"
+} >>"$sum"
+cat "$sum"
+
+fail=0
+[ "$suite_ok" = 1 ] || { echo "coverage: FAIL: the suite did not pass on the coverage kernel (build/coverage/suite.log)"; fail=1; }
+[ "$n_unlisted" -eq 0 ] || { echo "coverage: FAIL: $n_unlisted error exit(s) neither reached nor in tests/coverage-exempt.txt"; fail=1; }
+[ "$n_stale" -eq 0 ] || { echo "coverage: FAIL: $n_stale stale or malformed entr(y/ies) in tests/coverage-exempt.txt"; fail=1; }
+[ "$goals_ok" = 1 ] || { echo "coverage: FAIL: a goal is NOT met"; fail=1; }
+exit "$fail"
