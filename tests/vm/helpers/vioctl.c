@@ -10,6 +10,14 @@
  *   vioctl measure FILE [SIZE]   FS_IOC_MEASURE_VERITY with digest_size SIZE
  *                                (default 64); prints ALG:HEX
  *   vioctl measure-efault FILE   FS_IOC_MEASURE_VERITY with an unmapped pointer
+ *   vioctl measure-rofault FILE header|digest
+ *                                FS_IOC_MEASURE_VERITY (digest_size 64) with
+ *                                a struct fsverity_digest the kernel can read
+ *                                but not write (header: all of it in a
+ *                                read-only page), or whose header it can
+ *                                write but not its digest (digest: the header
+ *                                ends a writable page, a read-only page
+ *                                follows)
  *   vioctl flags FILE            FS_IOC_GETFLAGS: "verity 0xFLAGS" or "- 0xFLAGS"
  *   vioctl statx FILE            STATX_ATTR_VERITY: "verity SIZE", "- SIZE",
  *                                or "unsupported SIZE" (bit not in the mask)
@@ -92,6 +100,28 @@ static int do_measure(const char *path, unsigned int size)
 	}
 	print_digest(alg_name(d->digest_algorithm), d->digest, d->digest_size);
 	return 0;
+}
+
+static int do_measure_rofault(const char *path, const char *where)
+{
+	int fd = open_or_report(path, O_RDONLY);
+	long ps = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct fsverity_digest *d;
+
+	if (p == MAP_FAILED)
+		die("mmap: %s", errname(errno));
+	if (!strcmp(where, "header"))
+		d = (struct fsverity_digest *)(p + ps);
+	else if (!strcmp(where, "digest"))
+		d = (struct fsverity_digest *)(p + ps - sizeof(*d));
+	else
+		die("measure-rofault: header or digest, not '%s'", where);
+	d->digest_size = 64;
+	if (mprotect(p + ps, ps, PROT_READ))
+		die("mprotect: %s", errname(errno));
+	return report(ioctl(fd, FS_IOC_MEASURE_VERITY, d));
 }
 
 static int do_measure_efault(const char *path)
@@ -276,7 +306,7 @@ static int do_readpast(const char *path, unsigned long long off,
 static void usage(void)
 {
 	die("usage: vioctl enable|enable-arg|enable-rw|measure|measure-efault|"
-	    "flags|statx|open|truncate|hold|cow|readpast ...  (see the source)");
+	    "measure-rofault|flags|statx|open|truncate|hold|cow|readpast ...  (see the source)");
 }
 
 int main(int argc, char **argv)
@@ -301,6 +331,8 @@ int main(int argc, char **argv)
 				  parse_u64(argv[3], "digest size") : 64);
 	if (!strcmp(cmd, "measure-efault") && argc == 3)
 		return do_measure_efault(path);
+	if (!strcmp(cmd, "measure-rofault") && argc == 4)
+		return do_measure_rofault(path, argv[3]);
 	if (!strcmp(cmd, "flags") && argc == 3)
 		return do_flags(path);
 	if (!strcmp(cmd, "statx") && argc == 3)
