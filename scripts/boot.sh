@@ -52,6 +52,7 @@ command -v "$QEMU" >/dev/null || die "$QEMU is missing: run 'make deps'"
 # detector), instead of waiting for the time limit of the whole run.
 hung_task_secs=${VTEST_HUNG_TASK_SECS:-30}
 cmdline="console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on vtest.mode=$mode"
+[ -z "$GUEST_CMDLINE" ] || cmdline+=" $GUEST_CMDLINE"
 cmdline+=" hung_task_panic=1 softlockup_panic=1 sysctl.kernel.hung_task_timeout_secs=$hung_task_secs"
 # The default time limit of a test group (tests/vm/run's watchdog).
 [ -n "${VTEST_GROUP_TIMEOUT:-}" ] && cmdline+=" vtest.group_timeout=$VTEST_GROUP_TIMEOUT"
