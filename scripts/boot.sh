@@ -60,10 +60,8 @@ cmdline+=" hung_task_panic=1 softlockup_panic=1 sysctl.kernel.hung_task_timeout_
 # character instead.
 [ -n "${VTEST_FILTER:-}" ] && cmdline+=" vtest.filter=${VTEST_FILTER// /?}"
 # VTEST_GROUPS="10 20" (or 10,20): only those groups, and the "end" ones
-groups=${VTEST_GROUPS:-}
-groups=${groups//,/ }
-read -r -a groups <<<"$groups"
-[ ${#groups[@]} -eq 0 ] || cmdline+=" vtest.groups=$(IFS=,; echo "${groups[*]}")"
+# (/init reads the list with commas for spaces)
+[ -z "${VTEST_GROUPS:-}" ] || cmdline+=" vtest.groups=${VTEST_GROUPS// /,}"
 # Extra kernel command line words, e.g. VTEST_CMDLINE=vfuzz.seed=N
 [ -n "${VTEST_CMDLINE:-}" ] && cmdline+=" $VTEST_CMDLINE"
 [ -n "${VTEST_INJECT:-}" ] && cmdline+=" vtest.inject=$VTEST_INJECT"

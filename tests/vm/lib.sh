@@ -301,6 +301,17 @@ vt_klog() {
 	echo "$*" > /dev/kmsg
 }
 
+# klog_mark / klog_since: the kernel log lines after the mark line that
+# klog_mark writes (a line of its own: counting lines would not do once
+# the ring buffer is full); both in the same test
+klog_mark() {
+	VT_KLOG_MARK="vtest: mark $(vt_counter_add klogmark)."
+	vt_klog "$VT_KLOG_MARK"
+}
+klog_since() {
+	dmesg | awk -v m="$VT_KLOG_MARK" 'found { print } index($0, m) { found = 1 }'
+}
+
 # Seconds vt_halt gives the console and tee (the result stream) to write
 # out what came before.
 VT_HALT_FLUSH=2

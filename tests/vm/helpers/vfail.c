@@ -66,7 +66,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/fs.h>
-#include <linux/fsverity.h>	/* the project's UAPI, tools/uapi */
+#include "verity-uapi.h"
 
 #ifndef STATX_ATTR_VERITY
 #define STATX_ATTR_VERITY 0x00100000
@@ -457,19 +457,6 @@ static void drop_caches(void)
 	}
 }
 
-static const char *alg_name(unsigned int alg)
-{
-	static char buf[16];
-
-	switch (alg) {
-	case FS_VERITY_ALG_SHA256: return "sha256";
-	case FS_VERITY_ALG_SHA512: return "sha512";
-	case FS_VERITY_ALG_CRC32C: return "crc32c";
-	}
-	snprintf(buf, sizeof(buf), "alg%u", alg);
-	return buf;
-}
-
 /*
  * The buffers the kernel writes into while a fault is armed are static and
  * touched before (main): a page fault on them would consume the fault
@@ -659,6 +646,22 @@ static int write_copy(const char *path, const unsigned char *data,
 
 /* ------------------------------------------------------------ operations */
 
+/*
+ * After run cur_n of an operation: the last one when it consumed no fault
+ * (the operation has no more injection points), or, failing the check,
+ * when max_n runs still consumed theirs.
+ */
+static int last_run(int consumed)
+{
+	if (!consumed && cur_n > 0)
+		return 1;
+	if (cur_n >= max_n) {
+		check_failed("still consuming the fault at N=%u", max_n);
+		return 1;
+	}
+	return 0;
+}
+
 static void op_enable(const char *tpath, const char *rpath, const char *meas,
 		      const char *dir)
 {
@@ -733,12 +736,8 @@ static void op_enable(const char *tpath, const char *rpath, const char *meas,
 			klog_scan();
 		}
 		unlink(path);
-		if (!consumed && cur_n > 0)
+		if (last_run(consumed))
 			break;
-		if (cur_n >= max_n) {
-			check_failed("still consuming the fault at N=%u", max_n);
-			break;
-		}
 	}
 	free(tmpl);
 	free(ref);
@@ -794,12 +793,8 @@ static void op_open(const char *path, const char *rpath, const char *meas)
 		drop_caches();
 		check_verity_reads(path, ref, rsize, meas,
 				   "after the run and drop_caches");
-		if (!consumed && cur_n > 0)
+		if (last_run(consumed))
 			break;
-		if (cur_n >= max_n) {
-			check_failed("still consuming the fault at N=%u", max_n);
-			break;
-		}
 	}
 	free(ref);
 }
@@ -838,12 +833,8 @@ static void op_measure(const char *path, const char *meas)
 			check_failed("%s although no fault was injected", st);
 		if (consumed)
 			state_add(st);
-		if (!consumed && cur_n > 0)
+		if (last_run(consumed))
 			break;
-		if (cur_n >= max_n) {
-			check_failed("still consuming the fault at N=%u", max_n);
-			break;
-		}
 	}
 }
 

@@ -51,7 +51,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/fs.h>
-#include <linux/fsverity.h>	/* the project's UAPI, tools/uapi */
+#include "verity-uapi.h"
 
 #ifndef STATX_ATTR_VERITY
 #define STATX_ATTR_VERITY 0x00100000
@@ -59,19 +59,6 @@
 #ifndef FS_VERITY_FL
 #define FS_VERITY_FL 0x00100000
 #endif
-
-static const char *alg_name(unsigned int alg)
-{
-	static char buf[16];
-
-	switch (alg) {
-	case FS_VERITY_ALG_SHA256: return "sha256";
-	case FS_VERITY_ALG_SHA512: return "sha512";
-	case FS_VERITY_ALG_CRC32C: return "crc32c";
-	}
-	snprintf(buf, sizeof(buf), "alg%u", alg);
-	return buf;
-}
 
 static int do_enable(const char *path, int flags, unsigned long arg)
 {

@@ -28,16 +28,11 @@ mk_setup() {
 	setup_measure "$D/$1" > "$W/$1.meas" || fail "fsverity setup $D/$1 failed"
 }
 
-# klog_mark / klog_has TEXT: the kernel log has a line with TEXT after the
-# mark, a line of its own in the log (counting lines would not do: the
-# ring buffer is full by the time this group runs); klog_has fails the
-# test showing the lines after the mark, klog_seen only answers
-klog_mark() {
-	mark="vtest: 37-error-paths mark $(vt_counter_add klogmark)."
-	vt_klog "$mark"
-}
+# klog_has TEXT: the kernel log has a line with TEXT since klog_mark
+# (lib.sh); klog_has fails the test showing those lines, klog_seen only
+# answers
 klog_seen() {
-	dmesg | awk -v m="$mark" 'found { print } index($0, m) { found = 1 }' > "$W/klog.new"
+	klog_since > "$W/klog.new"
 	grep -qF -- "$1" "$W/klog.new"
 }
 klog_has() {

@@ -48,14 +48,10 @@ hex_of() {	# ALG:HEX -> HEX
 	echo "${1#*:}"
 }
 
-# klog_mark / klog_new: the kernel log lines about fs-verity since the mark
-# (printed into the test's log, which is shown when the test fails)
-klog_mark() {
-	dmesg 2>/dev/null | wc -l > "$W/klog.mark"
-}
+# klog_new: the kernel log lines about fs-verity since klog_mark (lib.sh),
+# printed into the test's log, which is shown when the test fails
 klog_new() {
-	dmesg 2>/dev/null | tail -n +$(($(cat "$W/klog.mark" 2>/dev/null || echo 0) + 1)) |
-		grep -i 'verity' | sed 's/^/kernel: /'
+	klog_since | grep -i 'verity' | sed 's/^/kernel: /'
 }
 
 # enable_refused NAME WHAT ERRNO...: ENABLE fails with one of ERRNO, the
