@@ -87,6 +87,34 @@ vt_kcmdline() {
 	fi
 }
 
+# vt_param NAME DEFAULT [word]: a group's tunable NAME ("vfuzz.seed"): the
+# environment variable of that name in capitals with "_" for "."
+# (VFUZZ_SEED) if set, else NAME=VALUE on the kernel command line, else
+# DEFAULT.  It must be a decimal number unless "word" is given; if it is
+# not, says so on stderr and returns 1 (the group then exits: its plan
+# fails it).
+vt_param() {
+	_var=$(echo "$1" | tr 'a-z.' 'A-Z_')
+	eval "_val=\${$_var-}"
+	if [ -z "$_val" ]; then
+		for _a in $(vt_kcmdline); do
+			case $_a in "$1="*) _val=${_a#"$1="} ;; esac
+		done
+	fi
+	_val=${_val:-$2}
+	case ${3:-}:$_val in
+	word:*) ;;
+	*:*[!0-9]* | *:) echo "# $_var ($1=) must be a decimal number, not '$_val'" >&2; return 1 ;;
+	esac
+	echo "$_val"
+}
+
+# vt_seed NAME: a seed tunable (vt_param); by default one from the clock,
+# different in each run.  Groups print it, so that a failure reproduces.
+vt_seed() {
+	vt_param "$1" $((($(date +%s) * 7919 + $$) % 1000000000))
+}
+
 # vt_mem_mib: the memory of the machine in MiB, or VTEST_MEM_MIB when it is
 # set (like VTEST_KCMDLINE)
 vt_mem_mib() {
@@ -294,6 +322,47 @@ fs_remount() {
 	fs_umount "$VT_MNT" || return 1
 	fs_mount "$VT_DEV" "$VT_MNT" "${VT_MNT_OPTS:-}" || return 1
 	vt_counter_add mountgen > /dev/null
+}
+
+# ------------------------------------------------- the raw device under it
+
+# raw_target FILE OFF [-e]: "DEVOFF:BYTE": where byte OFF of FILE lies on
+# $VT_DEV (FIEMAP; -e: an encrypted file, whose device bytes are ciphertext,
+# BYTE is then "-") and the byte it holds now, for raw_corrupt.  Call it
+# before ENABLE.
+raw_target() {
+	_doff=$(physoff ${3:+"$3"} "$1" "$2") || { echo "physoff ${3:+$3 }$1 $2 failed"; return 1; }
+	if [ -n "${3:-}" ]; then
+		echo "$_doff:-"
+		return 0
+	fi
+	_byte=$(poke "$1" "$2" get 1) || { echo "poke $1 $2 get 1 failed"; return 1; }
+	echo "$_doff:$_byte"
+}
+
+# raw_corrupt DEVOFF:BYTE...: unmount $VT_MNT, flip each byte DEVOFF of
+# $VT_DEV (xor 0xff) after checking that it holds BYTE (two hex digits, as
+# raw_target gives it; "-" checks nothing), mount again as fs_remount does.
+# Prints poke's "DEVOFF: OLD -> NEW" line for each byte; on a mismatch or an
+# error, says which and returns 1, the filesystem mounted again.
+raw_corrupt() {
+	fs_umount "$VT_MNT" || return 1
+	_rc=0
+	for _t; do
+		_out=$(poke "$VT_DEV" "${_t%%:*}" xor ff) ||
+			{ echo "poke $VT_DEV ${_t%%:*} xor ff failed: $_out"; _rc=1; break; }
+		echo "$_out"
+		_old=${_out#*: }
+		_old=${_old%% *}
+		[ "${_t#*:}" = - ] || [ "${_t#*:}" = "$_old" ] || {
+			echo "device byte at ${_t%%:*} was $_old, the file's was ${_t#*:}: physoff wrong"
+			_rc=1
+			break
+		}
+	done
+	fs_mount "$VT_DEV" "$VT_MNT" "${VT_MNT_OPTS:-}" || return 1
+	vt_counter_add mountgen > /dev/null
+	return $_rc
 }
 
 # vt_klog MSG: a line in the kernel log, with the kernel's timestamp

@@ -24,9 +24,8 @@ vt_setup g_setup
 FILES='twin data tree root roothash desc footer dflags'
 
 record_target() {	# NAME OFFSET: remember where NAME gets corrupted
-	p=$(physoff "$D/$1" "$2") || { echo "physoff $D/$1 $2 failed"; return 1; }
-	b=$(poke "$D/$1" "$2" get 1) || return 1
-	echo "$1 $2 $p $b" >> "$CR/targets"
+	t=$(raw_target "$D/$1" "$2") || { echo "$t"; return 1; }
+	echo "$1 $2 $t" >> "$CR/targets"
 }
 
 # cr_prepare: once: make the files, set them up, locate the bytes to
@@ -74,18 +73,12 @@ cr_do_prepare() {
 		r=$(vioctl enable "$D/$n")
 		[ "$r" = OK ] || { echo "FS_IOC_ENABLE_VERITY $D/$n: $r"; return 1; }
 	done
-	fs_umount "$VT_MNT" || return 1
-	while read -r n off phys byte; do
-		out=$(poke "$VT_DEV" "$phys" xor ff) || { echo "poke $VT_DEV $phys failed: $out"; return 1; }
-		old=${out#*: }
-		old=${old%% *}
-		[ "$old" = "$byte" ] || {
-			echo "device byte at $phys is $old, file $n byte $off was $byte: physoff wrong"
-			return 1
-		}
-		echo "$n: file offset $off, device offset $phys: $out"
+	set --
+	while read -r n off t; do
+		echo "$n: file offset $off, device offset ${t%:*}"
+		set -- "$@" "$t"
 	done < "$CR/targets"
-	fs_mount "$VT_DEV" "$VT_MNT" || return 1
+	raw_corrupt "$@"
 }
 
 # The method itself, on a plain file: a byte written on the raw device at
@@ -97,13 +90,8 @@ t_method() {
 	gen 65536 21 > "$f"
 	sync
 	off=$((5 * BS + 77))
-	p=$(physoff "$f" $off) || fail "physoff $f $off failed"
-	b=$(poke "$f" $off get 1)
-	fs_umount "$VT_MNT" || fail "umount failed"
-	out=$(poke "$VT_DEV" "$p" xor ff)
-	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount failed"
-	old=${out#*: }
-	expect "device byte at $p before the write" "$b" "${old%% *}"
+	t=$(raw_target "$f" $off) || fail "$t"
+	out=$(raw_corrupt "$t") || fail "$out"
 	expect "file byte $off after the raw write and a remount" "${out##* }" "$(poke "$f" $off get 1)"
 	rm -f "$f"
 }

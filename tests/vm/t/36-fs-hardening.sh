@@ -189,12 +189,11 @@ t_gc() {
 	gen 4194304 63 > "$D/filler"
 	sync
 	off=$((GC_K * BS + 100))
-	p=$(physoff "$f" $off) || fail "physoff failed"
+	t=$(raw_target "$f" $off) || fail "$t"
+	p=${t%:*}
 	expect "ENABLE" OK "$(vioctl enable "$f")"
 	rm -f "$D/filler"
-	fs_umount "$VT_MNT" || fail "umount failed"
-	out=$(poke "$VT_DEV" "$p" xor ff) || fail "poke $VT_DEV failed: $out"
-	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount failed"
+	out=$(raw_corrupt "$t") || fail "$out"
 	# From here until the read, nothing opens or stats $f (on f2fs, stat()
 	# sets up the verity info, which would change GC's path).
 	for i in 1 2 3 4 5; do
@@ -317,11 +316,9 @@ t_stat_corrupt() {
 	setup_measure "$f" > /dev/null || fail "fsverity setup failed"
 	set -- $(desc_offset "$f")
 	full=$2
-	p=$(physoff "$f" "$1") || fail "physoff failed"
+	t=$(raw_target "$f" "$1") || fail "$t"
 	expect "ENABLE" OK "$(vioctl enable "$f")"
-	fs_umount "$VT_MNT" || fail "umount failed"
-	out=$(poke "$VT_DEV" "$p" xor ff) || fail "poke failed: $out"
-	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount failed"
+	out=$(raw_corrupt "$t") || fail "$out"
 	st=$(stat -c %s "$f" 2>&1)
 	rs=$?
 	ls=$(ls -l "$D/bad" 2>&1)

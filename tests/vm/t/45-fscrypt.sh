@@ -66,8 +66,8 @@ record_block() {
 }
 
 record_target() {	# NAME OFFSET: the byte of NAME to corrupt on the device
-	p=$(physoff -e "$D/$1" "$2") || { echo "physoff -e $D/$1 $2 failed"; return 1; }
-	echo "$1 $2 $p" >> "$FC/targets"
+	t=$(raw_target "$D/$1" "$2" -e) || { echo "$t"; return 1; }
+	echo "$1 $2 $t" >> "$FC/targets"
 }
 
 # fc_prepare: once: the key, the policy on $D, the files written, set up
@@ -142,13 +142,12 @@ fc_corrupt() {
 }
 
 fc_do_corrupt() {
-	fs_umount "$VT_MNT" || return 1
-	while read -r n off phys; do
-		out=$(poke "$VT_DEV" "$phys" xor ff) || { echo "poke $VT_DEV $phys failed: $out"; return 1; }
-		echo "$n: file offset $off, device offset $phys: $out"
+	set --
+	while read -r n off t; do
+		echo "$n: file offset $off, device offset ${t%:*}"
+		set -- "$@" "$t"
 	done < "$FC/targets"
-	fs_mount "$VT_DEV" "$VT_MNT" || return 1
-	vt_counter_add mountgen > /dev/null
+	raw_corrupt "$@"
 }
 
 # listing DIR: its names, sorted, on one line

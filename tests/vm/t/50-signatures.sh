@@ -284,18 +284,12 @@ t_require_open() {
 
 # damage NAME OFFSET: flip the byte at file offset OFFSET of $D/NAME (found
 # with FIEMAP now, before ENABLE), then enable, umount, write the device,
-# mount; prints the measurement setup gave
+# mount
 damage() {
-	p=$(physoff "$D/$1" "$2") || fail "physoff $D/$1 $2 failed"
-	b=$(poke "$D/$1" "$2" get 1) || fail "poke get failed"
+	t=$(raw_target "$D/$1" "$2") || fail "$t"
 	r=$(vioctl enable "$D/$1")
 	[ "$r" = OK ] || fail "FS_IOC_ENABLE_VERITY of $1 (before the damage): $r"
-	fs_umount "$VT_MNT" || fail "umount failed"
-	out=$(poke "$VT_DEV" "$p" xor ff) || { fs_mount "$VT_DEV" "$VT_MNT"; fail "poke $VT_DEV $p failed: $out"; }
-	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount failed"
-	old=${out#*: }
-	old=${old%% *}
-	[ "$old" = "$b" ] || fail "device byte at $p is $old, file byte $2 was $b: physoff wrong"
+	out=$(raw_corrupt "$t") || fail "$out"
 }
 
 t_corrupt_data() {

@@ -13,26 +13,20 @@
 # number of cases (vfuzz.cases, 5000 per filesystem in CI), hence a limit
 # of twice the default group's.
 #
-# VFUZZ_SEED (default: from the clock), VFUZZ_CASES (ENABLE cases, default
-# 5000), VFUZZ_RAW_FILES and VFUZZ_RAW_ROUNDS (raw-device cases: files per
-# umount/mount round, rounds; default 150 x 2).  The seed is printed; a
-# failing case reproduces with VFUZZ_SEED=S VFUZZ_CASE=N vfuzz enable DIR.
+# vfuzz.seed (default: from the clock), vfuzz.cases (ENABLE cases, default
+# 5000), vfuzz.raw_files and vfuzz.raw_rounds (raw-device cases: files per
+# umount/mount round, rounds; default 150 x 2), on the kernel command line
+# or as VFUZZ_SEED ... in the environment (vt_param).  The seed is printed;
+# a failing case reproduces with VFUZZ_SEED=S VFUZZ_CASE=N vfuzz enable DIR.
 . "$VT_DIR/lib.sh"
 
 D=$VT_MNT/fz
 W=$VT_WORK/fz
 
-# vfuzz.seed=N / vfuzz.cases=N on the kernel command line work too.
-for _a in $(vt_kcmdline); do
-	case $_a in
-	vfuzz.seed=*) VFUZZ_SEED=${VFUZZ_SEED:-${_a#vfuzz.seed=}} ;;
-	vfuzz.cases=*) VFUZZ_CASES=${VFUZZ_CASES:-${_a#vfuzz.cases=}} ;;
-	esac
-done
-SEED=${VFUZZ_SEED:-$(( ($(date +%s) * 7919 + $$) % 1000000000 ))}
-CASES=${VFUZZ_CASES:-5000}
-RAW_FILES=${VFUZZ_RAW_FILES:-150}
-RAW_ROUNDS=${VFUZZ_RAW_ROUNDS:-2}
+SEED=$(vt_seed vfuzz.seed) &&
+CASES=$(vt_param vfuzz.cases 5000) &&
+RAW_FILES=$(vt_param vfuzz.raw_files 150) &&
+RAW_ROUNDS=$(vt_param vfuzz.raw_rounds 2) || exit 1
 export VFUZZ_SEED=$SEED
 export VFUZZ_CASES=$CASES
 

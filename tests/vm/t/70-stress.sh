@@ -13,8 +13,9 @@
 # for what each worker checks.  Then the files are checked once more after
 # a remount and fsck.
 #
-# VSTRESS_SECONDS (default 20; vstress.seconds=N on the kernel command line)
-# and VSTRESS_SEED (vstress.seed=N) tune the run; the seed is printed.
+# vstress.seconds=N (default 20) and vstress.seed=N on the kernel command
+# line, or VSTRESS_SECONDS and VSTRESS_SEED in the environment (vt_param),
+# tune the run; the seed is printed.
 # VSTRESS_NODROP=1 leaves out the drop_caches task (dryrun.sh, which must
 # not drop the caches of the development machine).
 . "$VT_DIR/lib.sh"
@@ -23,14 +24,8 @@ W=$VT_WORK/st		# references, template, logs (tmpfs)
 D=$VT_MNT/st		# the verity files
 K=300			# the corrupted data block of "bad"
 
-for _a in $(vt_kcmdline); do
-	case $_a in
-	vstress.seconds=*) VSTRESS_SECONDS=${VSTRESS_SECONDS:-${_a#vstress.seconds=}} ;;
-	vstress.seed=*) VSTRESS_SEED=${VSTRESS_SEED:-${_a#vstress.seed=}} ;;
-	esac
-done
-SECS=${VSTRESS_SECONDS:-20}
-SEED=${VSTRESS_SEED:-$(( ($(date +%s) * 7919 + $$) % 1000000000 ))}
+SECS=$(vt_param vstress.seconds 20) &&
+SEED=$(vt_seed vstress.seed) || exit 1
 
 # The files: NAME SIZE SEED SETUP-OPTIONS (bad: block $K corrupted)
 FILES='
@@ -84,23 +79,13 @@ st_do_prepare() {
 	done < "$W/files"
 	sync
 	off=$((K * BS + 1234))
-	phys=$(physoff "$D/bad" $off) || { echo "physoff $D/bad $off failed"; return 1; }
-	byte=$(poke "$D/bad" $off get 1) || return 1
+	target=$(raw_target "$D/bad" $off) || { echo "$target"; return 1; }
 	while read -r n size seed opts; do
 		r=$(vioctl enable "$D/$n")
 		[ "$r" = OK ] || { echo "FS_IOC_ENABLE_VERITY $D/$n: $r"; return 1; }
 	done < "$W/files"
-	fs_umount "$VT_MNT" || return 1
-	out=$(poke "$VT_DEV" "$phys" xor ff) || { echo "poke $VT_DEV $phys failed: $out"; return 1; }
-	old=${out#*: }
-	old=${old%% *}
-	[ "$old" = "$byte" ] || {
-		echo "device byte at $phys is $old, file byte $off was $byte: physoff wrong"
-		return 1
-	}
-	echo "bad: file offset $off (block $K), device offset $phys: $out"
-	fs_mount "$VT_DEV" "$VT_MNT" || return 1
-	vt_counter_add mountgen > /dev/null
+	echo "bad: file offset $off (block $K), device offset ${target%:*}"
+	raw_corrupt "$target" || return 1
 	gen $TMPL_SIZE 75 > "$W/tmpl" || return 1
 	setup_measure "$W/tmpl" > "$W/tmpl.meas" || return 1
 	mkdir -p "$D/race"

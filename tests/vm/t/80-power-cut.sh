@@ -64,18 +64,10 @@ M=/dev/mapper
 DM_DISABLE_UDEV=1	# no udev in the guest: libdevmapper makes the nodes
 export DM_DISABLE_UDEV
 
-for _a in $(vt_kcmdline); do
-	case $_a in
-	pcut.seed=*) PCUT_SEED=${PCUT_SEED:-${_a#pcut.seed=}} ;;
-	pcut.max=*) PCUT_MAX=${PCUT_MAX:-${_a#pcut.max=}} ;;
-	pcut.random=*) PCUT_RANDOM=${PCUT_RANDOM:-${_a#pcut.random=}} ;;
-	pcut.break=*) PCUT_BREAK=${PCUT_BREAK:-${_a#pcut.break=}} ;;
-	esac
-done
-SEED=${PCUT_SEED:-$(( ($(date +%s) * 7919 + $$) % 1000000000 ))}
-MAXF=${PCUT_MAX:-60}
-NRAND=${PCUT_RANDOM:-12}
-BREAK=${PCUT_BREAK:-}
+SEED=$(vt_seed pcut.seed) &&
+MAXF=$(vt_param pcut.max 60) &&
+NRAND=$(vt_param pcut.random 12) &&
+BREAK=$(vt_param pcut.break "" word) || exit 1
 
 # NAME SIZE SEED HOW HASH ENABLE FSYNC-AFTER-ENABLE, in workload order.
 # HOW: inplace (gen into the file, `fsverity setup` in place: fsyncs) or
