@@ -23,7 +23,8 @@
 #
 # Environment: VTEST_FILTER (test-ID glob), VTEST_TIMEOUT (seconds),
 # VTEST_GROUP_TIMEOUT (seconds, the default limit of a test group, see
-# tests/vm/run), VTEST_HUNG_TASK_SECS (the guest's hung-task timeout),
+# tests/vm/run), VTEST_TIMEOUT_SCALE (multiplies the limits of the groups
+# and, unless VTEST_TIMEOUT is set, of the whole run), VTEST_HUNG_TASK_SECS (the guest's hung-task timeout),
 # VTEST_MEM (MiB; default 1024, 1536 for FLAVOR=i386), VTEST_ACCEL (auto|tcg|kvm), VTEST_CMDLINE (extra words), VTEST_INJECT (fail|panic|hang|...,
 # for the harness self-test: initramfs/init), VTEST_DISK_SIZE (per scratch disk), BOOT_TAG
 # (names the logs; default MODE, or FLAVOR-MODE), KOBJ (the kernel's build
@@ -56,6 +57,9 @@ cmdline="console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on vtest.mode=$mode"
 cmdline+=" hung_task_panic=1 softlockup_panic=1 sysctl.kernel.hung_task_timeout_secs=$hung_task_secs"
 # The default time limit of a test group (tests/vm/run's watchdog).
 [ -n "${VTEST_GROUP_TIMEOUT:-}" ] && cmdline+=" vtest.group_timeout=$VTEST_GROUP_TIMEOUT"
+scale=${VTEST_TIMEOUT_SCALE:-1}
+[[ $scale =~ ^[1-9][0-9]*$ ]] || die "VTEST_TIMEOUT_SCALE must be a positive integer, not '$scale'"
+[ "$scale" = 1 ] || cmdline+=" vtest.timeout_scale=$scale"
 # The command line splits at spaces: a space in the filter matches any one
 # character instead.
 [ -n "${VTEST_FILTER:-}" ] && cmdline+=" vtest.filter=${VTEST_FILTER// /?}"
@@ -154,7 +158,7 @@ fi
 tag=$mode
 [ "$FLAVOR" = test ] || tag=$FLAVOR-$mode
 tag=${BOOT_TAG:-$tag}
-limit=${VTEST_TIMEOUT:-2400}
+limit=${VTEST_TIMEOUT:-$((2400 * scale))}
 
 # start_vm NAME EXTRA-CMDLINE: start one VM in the background with its own
 # disks and logs console-NAME.log / results-NAME.log; sets vm_pid.
