@@ -1,6 +1,6 @@
 /*
- * vfsops: filesystem ioctls around fs-verity that the other helpers do not
- * issue, for t/36-fs-hardening.sh.  Prints "OK" (or the value asked for),
+ * vfsops: filesystem calls around fs-verity that the other helpers do not
+ * issue, for t/36-fs-hardening.sh and t/39-write-paths.sh.  Prints "OK" (or the value asked for),
  * or the errno NAME when the call fails, so that shell tests compare
  * strings.  Exit status: 0 on success, 1 when the call failed, 2 on usage
  * errors.
@@ -26,14 +26,25 @@
  *   vfsops advise FILE            getxattr "system.advise" (f2fs: the
  *                                 inode's i_advise byte, FADVISE_* bits;
  *                                 opens nothing): prints 0xHH
+ *   vfsops prealloc FILE LEN      fallocate(FALLOC_FL_KEEP_SIZE) of LEN
+ *                                 bytes from the end of FILE: blocks past
+ *                                 EOF, i_size unchanged
+ *   vfsops shortwrite FILE OFF LEN GOOD
+ *                                 pwrite of LEN bytes at OFF from a buffer
+ *                                 of which only the first GOOD bytes (0x5a)
+ *                                 are mapped: the copy from user memory
+ *                                 stops short inside the filesystem's
+ *                                 write_begin/write_end; prints "wrote=N"
+ *                                 or the errno name
  *
- * Nothing here opens a file for writing.  `vfsops gc` never opens a file
- * other than PATH.
+ * Only prealloc and shortwrite open a file for writing (and close it before
+ * they return).  `vfsops gc` never opens a file other than PATH.
  */
 #include "common.h"
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <linux/f2fs.h>		/* the system's UAPI header (linux-libc-dev) */
@@ -42,16 +53,23 @@
 
 #define BLK 4096ULL
 
-static int open_ro(const char *path)
+/* open PATH with FLAGS, or print the errno name and exit 1 */
+static int open_or_exit(const char *path, int flags)
 {
-	int fd = open(path, O_RDONLY);
+	int fd = open(path, flags);
 
 	if (fd < 0) {
 		printf("%s\n", errname(errno));
-		fprintf(stderr, "vfsops: open %s: %s\n", path, errname(errno));
+		fprintf(stderr, "vfsops: open %s%s: %s\n", path,
+			flags & O_ACCMODE ? " for writing" : "", errname(errno));
 		exit(1);
 	}
 	return fd;
+}
+
+static int open_ro(const char *path)
+{
+	return open_or_exit(path, O_RDONLY);
 }
 
 static int failed(const char *what, const char *path)
@@ -142,6 +160,53 @@ static int cmd_advise(const char *path)
 	return 0;
 }
 
+static int cmd_prealloc(const char *path, const char *len_s)
+{
+	off_t len = parse_u64(len_s, "length");
+	int fd = open_or_exit(path, O_WRONLY);
+	off_t end = lseek(fd, 0, SEEK_END);
+
+	if (end < 0)
+		return failed("lseek", path);
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, end, len) < 0)
+		return failed("fallocate(KEEP_SIZE)", path);
+	if (close(fd) < 0)
+		return failed("close", path);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_shortwrite(const char *path, const char *off_s, const char *len_s,
+			  const char *good_s)
+{
+	off_t off = parse_u64(off_s, "offset");
+	size_t len = parse_u64(len_s, "length");
+	size_t good = parse_u64(good_s, "mapped bytes");
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t map = (good + pg - 1) / pg * pg + pg;
+	unsigned char *buf;
+	ssize_t n;
+	int fd;
+
+	if (good >= len)
+		die("shortwrite: GOOD (%zu) must be below LEN (%zu)", good, len);
+	/* the mapped bytes end where an inaccessible page begins */
+	buf = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		die("mmap: %s", errname(errno));
+	if (mprotect(buf + map - pg, pg, PROT_NONE) < 0)
+		die("mprotect: %s", errname(errno));
+	memset(buf + map - pg - good, 0x5a, good);
+	fd = open_or_exit(path, O_WRONLY);
+	n = pwrite(fd, buf + map - pg - good, len, off);
+	if (n < 0)
+		return failed("pwrite", path);
+	if (close(fd) < 0)
+		return failed("close", path);
+	printf("wrote=%zd\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "clearflags"))
@@ -154,6 +219,10 @@ int main(int argc, char **argv)
 		return cmd_inode_block(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "advise"))
 		return cmd_advise(argv[2]);
-	die("usage: vfsops clearflags FILE MASK | gc PATH [N] | gc-range PATH DEVOFF | inode-block FILE | advise FILE");
+	if (argc == 4 && !strcmp(argv[1], "prealloc"))
+		return cmd_prealloc(argv[2], argv[3]);
+	if (argc == 6 && !strcmp(argv[1], "shortwrite"))
+		return cmd_shortwrite(argv[2], argv[3], argv[4], argv[5]);
+	die("usage: vfsops clearflags FILE MASK | gc PATH [N] | gc-range PATH DEVOFF | inode-block FILE | advise FILE | prealloc FILE LEN | shortwrite FILE OFF LEN GOOD");
 	return 2;
 }

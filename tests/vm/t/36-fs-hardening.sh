@@ -5,7 +5,9 @@
 # cannot turn a small verity file into a block-mapped one (FS_IOC_SETFLAGS
 # without the extents flag, `chattr -e`); bytes after the footer in the last
 # block cannot make ENABLE succeed and every later open fail; a verity
-# filesystem with blocks smaller than a page mounts.  f2fs: garbage
+# filesystem with blocks smaller than a page mounts; ENABLE refuses a file
+# that is block-mapped or has blocks past EOF, and an open a verity inode
+# left block-mapped on disk.  f2fs: garbage
 # collection before the first open never leaves unverified data cached; a
 # FADVISE_TRUNC_BIT on an enabled inode never lets the first open truncate
 # the tree; stat() of a verity file with bad metadata succeeds (and `ls -l`
@@ -167,6 +169,69 @@ t_small_blocks() {
 	esac
 	fs_umount "$VT_MNT" || fail "umount failed"
 	fs_check "$VT_DEV" || fail "e2fsck found problems"
+}
+
+# ext4_set_verity() refuses what the end of the last extent cannot describe:
+# a file that is not extent-mapped (migrated to a block map with `chattr
+# -e` before ENABLE: EOPNOTSUPP), or one with blocks allocated past EOF
+# (fallocate KEEP_SIZE: the metadata would seem to end there; EINVAL);
+# either way the file stays as it was.
+t_set_verity_refused() {
+	need_helpers
+	need_fsverity
+	need_cmd vfsops
+	fh_fresh
+	fh_setup "$1" 20000 64
+	case $1 in
+	blockmap)
+		expect "FS_IOC_SETFLAGS without EXT4_EXTENTS_FL (migration to a block map)" OK \
+			"$(vfsops clearflags "$f" 0x80000)"
+		set -- "$1" EOPNOTSUPP 0x80000 ;;
+	prealloc)
+		expect "fallocate KEEP_SIZE of 64 KiB past EOF" OK "$(vfsops prealloc "$f" 65536)"
+		set -- "$1" EINVAL "" ;;
+	esac
+	remember "$1"
+	expect "ENABLE" "$2" "$(vioctl enable "$f")"
+	unchanged "$1"
+	if [ -n "$3" ]; then
+		fl=$(vioctl flags "$f" | cut -d' ' -f2)
+		expect "the extents flag after the refused ENABLE" 0x0 "0x$(printf '%x' $((fl & $3)))"
+	fi
+	fs_umount "$VT_MNT" || fail "umount failed"
+	fs_check "$VT_DEV" || fail "e2fsck found problems"
+}
+
+# A verity inode that another kernel or a tampered disk left without the
+# extents flag (its block map empty, so that the inode itself loads): the
+# open fails EUCLEAN (EFSCORRUPTED) and reads nothing; the filesystem stays
+# read-write and its other files read.
+t_verity_blockmap_ondisk() {
+	need_helpers
+	need_fsverity
+	need_cmd debugfs
+	fh_fresh
+	fh_setup vbm 20000 65
+	gen 30000 66 > "$W/other.ref"
+	cp "$W/other.ref" "$D/other" || fail "writing another file failed"
+	expect "ENABLE" OK "$(vioctl enable "$f")"
+	fs_umount "$VT_MNT" || fail "umount failed"
+	cmds="set_inode_field /fh/vbm flags 0x100000"
+	i=0
+	while [ $i -lt 15 ]; do
+		cmds="$cmds
+set_inode_field /fh/vbm block[$i] 0"
+		i=$((i + 1))
+	done
+	out=$(echo "$cmds" | debugfs -w -f - "$VT_DEV" 2>&1) || fail "debugfs failed: $out"
+	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount failed"
+	expect "st_size (stat opens nothing)" 20000 "$(fsize "$f")"
+	expect "open of the verity inode without extents" EUCLEAN "$(vioctl open "$f" r)"
+	expect "the other file reads back" "$(sum_of "$W/other.ref")" "$(sum_of "$D/other")"
+	case $(mount_opts) in
+	rw*) ;;
+	*) fail "the filesystem is not read-write any more: $(mount_opts)" ;;
+	esac
 }
 
 # ------------------------------------------------------------------ f2fs
@@ -363,6 +428,9 @@ if [ "$FS" = ext4 ]; then
 	vt_test 36.01 "ext4: FS_IOC_SETFLAGS clearing the extents flag (chattr -e) of a small verity file is refused; it reads back after remount, fs stays rw" t_noextents
 	vt_test 36.02 "ext4: a non-zero byte after the footer in its block: ENABLE fails EBADMSG, or the file opens and reads after remount" t_post_eof
 	vt_test 36.03 "ext4: a verity filesystem with blocks smaller than a page mounts ro and rw; ENABLE and opening a verity file fail EOPNOTSUPP" t_small_blocks
+	vt_test 36.08 "ext4: ENABLE of a file migrated to a block map (chattr -e) fails EOPNOTSUPP, unchanged; e2fsck clean" t_set_verity_refused blockmap
+	vt_test 36.09 "ext4: ENABLE of a file with blocks allocated past EOF (fallocate KEEP_SIZE) fails EINVAL, unchanged; e2fsck clean" t_set_verity_refused prealloc
+	vt_test 36.10 "ext4: opening a verity inode left without the extents flag on disk fails EUCLEAN; the filesystem stays rw" t_verity_blockmap_ondisk
 fi
 if [ "$FS" = f2fs ]; then
 	vt_test 36.04 "f2fs: GC before the first open caches no unverified data: a tampered block moved by GC reads EIO" t_gc

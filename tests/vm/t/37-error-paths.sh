@@ -157,6 +157,36 @@ t_tree_overlap() {
 	refused overlap "overlaps the descriptor"
 }
 
+# A file shorter than a footer (12 bytes) cannot hold one: empty, or 11
+# bytes of data that end in a footer's magic
+t_too_small() {
+	need_helpers
+	: > "$D/empty"
+	printf 'xxxFSVerity' > "$D/tiny"
+	sync
+	refused empty "File is too small to have verity metadata"
+	refused tiny "File is too small to have verity metadata"
+}
+
+# ENABLE writes (the inode, through the filesystem), so it takes the mount's
+# write access: through a read-only bind mount of a read-write filesystem
+# (where the inode's own permission check passes) it fails EROFS
+t_ro_bind() {
+	mk_setup rob
+	remember rob
+	B=$VT_WORK/ep-bind
+	mkdir -p "$B"
+	mount --bind "$D" "$B" || fail "mount --bind $D $B failed"
+	trap 'umount "$B" 2>/dev/null' EXIT
+	mount -o remount,bind,ro "$B" || fail "remount of the bind mount read-only failed"
+	expect "FS_IOC_ENABLE_VERITY through the read-only bind mount" EROFS "$(vioctl enable "$B/rob")"
+	umount "$B" || fail "umount $B failed"
+	trap - EXIT
+	unchanged rob
+	expect "ENABLE through the filesystem's own read-write mount" OK "$(vioctl enable "$D/rob")"
+	expect "measurement" "$(cat "$W/rob.meas")" "$(vioctl measure "$D/rob")"
+}
+
 # MEASURE into a struct fsverity_digest the kernel can read but not write,
 # whole (header) or from the digest on (digest): EFAULT, and the next
 # MEASURE gives the measurement
@@ -180,3 +210,5 @@ vt_test 37.09 "$E a misaligned descriptor fails EBADMSG, unchanged" t_misaligned
 vt_test 37.10 "$E a tree that would overlap the descriptor fails EBADMSG, unchanged" t_tree_overlap
 vt_test 37.11 "$FS: MEASURE into a read-only struct fails EFAULT, then measures" t_measure_rofault header
 vt_test 37.12 "$FS: MEASURE with the digest in a read-only page fails EFAULT, then measures" t_measure_rofault digest
+vt_test 37.13 "$FS: ENABLE of a file of 0 or 11 bytes (shorter than a footer) fails EBADMSG, unchanged" t_too_small
+vt_test 37.14 "$FS: ENABLE through a read-only bind mount of a read-write $FS fails EROFS, unchanged, then enables" t_ro_bind
