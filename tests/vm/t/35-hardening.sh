@@ -8,7 +8,8 @@
 # opens never read the metadata past the data size; require_signatures also
 # refuses inodes already in the cache; a random read brings in one tree page
 # per level and no metadata page; an extension length near 2^32 is refused;
-# read errors at the first open and during reads give EIO, never wrong bytes.
+# read errors at the first open and during reads, and of a tree page in the
+# verification worker, give EIO, never wrong bytes.
 #
 # Page-cache contents are observed through the filemap trace events
 # (mm_filemap_add_to_page_cache / mm_filemap_delete_from_page_cache), I/O
@@ -236,6 +237,59 @@ t_read_fault() {
 	expect "measure" "$(cat "$W/rf.meas")" "$(vioctl measure "$D/rf")"
 }
 
+# kworkers_fail 0|1: the fault flag (/proc/PID/make-it-fail) of every
+# kworker; with the attribute's task-filter on, only flagged tasks' bios
+# to a make-it-fail disk fail
+kworkers_fail() {
+	for _p in /proc/[0-9]*; do
+		case $(cat "$_p/comm" 2>/dev/null) in
+		kworker*) echo "$1" > "$_p/make-it-fail" 2>/dev/null ;;
+		esac
+	done
+}
+
+# A tree page that fails to read in the verification worker (the data bio
+# itself, from the reading task, succeeds): that data fails EIO, never
+# wrong bytes, and the file reads right once the disk works.  The tree
+# pages are read by the workqueue's kworkers, so the fault is scoped to
+# them (task-filter); the file stays open, so that drop_caches leaves its
+# verity info and takes only its pages.  A kworker started after the flags
+# were set would read without a fault: the step is tried up to 3 times.
+# Any other kworker's write to the disk fails too (f2fs then stops its
+# checkpoints, and its ioctls fail EIO): the next test gets a fresh
+# filesystem.
+t_tree_read_fault() {
+	mk_verity tf $((300 * BS + 1000)) 358
+	VT_MNT_OPTS=noatime
+	fs_remount || fail "remount failed"
+	trap 'kworkers_fail 0; echo N > "$FAILMR/task-filter"; fail_off "$VT_DEV"; exec 3<&-; fs_fresh > /dev/null; mkdir -p "$D"' EXIT
+	sync
+	exec 3< "$D/tf"
+	for try in 1 2 3; do
+		drop_caches
+		fail_on "$VT_DEV"
+		echo Y > "$FAILMR/task-filter"
+		kworkers_fail 1
+		got=$(rdtest blocks "$D/tf" "$W/tf.ref")
+		kworkers_fail 0
+		echo N > "$FAILMR/task-filter"
+		fail_off "$VT_DEV"
+		case $got in
+		*" mismatch=0 "*) ;;
+		*) fail "reads while tree reads fail: wrong bytes returned: $got" ;;
+		esac
+		case $got in *" eio=0 "*) ;; *) break ;; esac
+		note "try $try: no read failed ($got)"
+	done
+	note "reads while the worker's tree reads fail: $got"
+	case $got in
+	*" eio=0 "*) fail "no read failed in 3 tries: the tree reads were not failed" ;;
+	esac
+	expect "reads once the disk works" "blocks=301 ok=301 eio=0 mismatch=0 other=0 bad=- eof=0" \
+		"$(rdtest blocks "$D/tf" "$W/tf.ref")"
+	exec 3<&-
+}
+
 # The info of a verity inode and its data i_size must be published together:
 # a first open racing with others must never read past the data size.
 t_race_first_open() {
@@ -314,3 +368,4 @@ vt_test 35.05 "$H racing first opens after drop_caches never read past the data 
 vt_test 35.06 "$H require_signatures=1 refuses an unsigned file whose inode is still cached" t_reqsig_cached
 vt_test 35.07 "$H a read of one block brings in its tree path only: no level-0 readahead, no metadata page" t_random_read_tree_pages
 vt_test 35.08 "$H a signature extension length within 8 of 2^32 fails EBADMSG, file unchanged" t_ext_len_wrap
+vt_test 35.09 "$H a tree page failing to read in the verification worker: EIO, never a wrong byte; the open file reads right after" t_tree_read_fault
