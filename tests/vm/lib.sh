@@ -268,17 +268,20 @@ fs_umount() {	# MOUNTPOINT: unmount if mounted
 	umount "$1" || { echo "umount $1 failed"; return 1; }
 }
 
-# fs_mkfs DEV [FEATURES]: FEATURES is the -O list ("verity", "" for none,
-# "verity,extra_attr,compression" ...)
+# fs_mkfs DEV [FEATURES] [MIB]: FEATURES is the -O list ("verity", "" for
+# none, "verity,extra_attr,compression" ...); MIB makes the filesystem that
+# many MiB of DEV instead of all of it.  ext4's blocks are a page (-b: for
+# small filesystems mke2fs would pick 1 KiB ones, which fs-verity refuses).
 fs_mkfs() {
 	_dev=$1
 	vt_disk_is_free "$_dev" || return 1
 	_feat=${2-verity}
+	_mib=${3:-}
 	case $FS in
-	ext4)	mkfs.ext4 -q -F ${_feat:+-O "$_feat"} "$_dev" ;;
-	f2fs)	mkfs.f2fs -q -f ${_feat:+-O "$_feat"} "$_dev" > /dev/null ;;
+	ext4)	mkfs.ext4 -q -F -b $BS ${_feat:+-O "$_feat"} "$_dev" ${_mib:+${_mib}M} ;;
+	f2fs)	mkfs.f2fs -q -f ${_feat:+-O "$_feat"} "$_dev" ${_mib:+$((_mib * 1048576 / 512))} > /dev/null ;;
 	*)	echo "unknown FS '$FS'"; return 1 ;;
-	esac || { echo "mkfs.$FS ${_feat:+-O $_feat} $_dev failed"; return 1; }
+	esac || { echo "mkfs.$FS ${_feat:+-O $_feat} $_dev${_mib:+ (${_mib} MiB)} failed"; return 1; }
 }
 
 fs_mount() {	# DEV MOUNTPOINT [OPTIONS]
@@ -307,13 +310,15 @@ fs_check() {
 	fi
 }
 
-# fs_fresh [FEATURES]: new scratch filesystem on $VT_DEV mounted at $VT_MNT
+# fs_fresh [FEATURES] [MOUNT-OPTIONS] [MIB]: new scratch filesystem on
+# $VT_DEV (fs_mkfs) mounted at $VT_MNT with MOUNT-OPTIONS, which later
+# remounts keep
 fs_fresh() {
 	fs_umount "$VT_MNT" || return 1
-	fs_mkfs "$VT_DEV" "${1-verity}" || return 1
-	fs_mount "$VT_DEV" "$VT_MNT" || return 1
+	fs_mkfs "$VT_DEV" "${1-verity}" "${3:-}" || return 1
+	fs_mount "$VT_DEV" "$VT_MNT" "${2:-}" || return 1
 	chmod 755 "$VT_MNT"
-	VT_MNT_OPTS=
+	VT_MNT_OPTS=${2:-}
 	echo 0 > "$VT_STATE/mountgen"
 }
 
@@ -363,6 +368,18 @@ raw_corrupt() {
 	fs_mount "$VT_DEV" "$VT_MNT" "${VT_MNT_OPTS:-}" || return 1
 	vt_counter_add mountgen > /dev/null
 	return $_rc
+}
+
+# raw_corrupt_listed FILE: raw_corrupt of the targets that FILE lists, one
+# a line: "NAME OFFSET DEVOFF:BYTE" (a file, its byte, raw_target's answer)
+raw_corrupt_listed() {
+	_list=$1
+	set --
+	while read -r _n _off _t; do
+		echo "$_n: file offset $_off, device offset ${_t%:*}"
+		set -- "$@" "$_t"
+	done < "$_list"
+	raw_corrupt "$@"
 }
 
 # vt_klog MSG: a line in the kernel log, with the kernel's timestamp

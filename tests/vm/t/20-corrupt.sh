@@ -73,12 +73,7 @@ cr_do_prepare() {
 		r=$(vioctl enable "$D/$n")
 		[ "$r" = OK ] || { echo "FS_IOC_ENABLE_VERITY $D/$n: $r"; return 1; }
 	done
-	set --
-	while read -r n off t; do
-		echo "$n: file offset $off, device offset ${t%:*}"
-		set -- "$@" "$t"
-	done < "$CR/targets"
-	raw_corrupt "$@"
+	raw_corrupt_listed "$CR/targets"
 }
 
 # The method itself, on a plain file: a byte written on the raw device at

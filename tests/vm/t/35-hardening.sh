@@ -186,57 +186,6 @@ t_enable_fault() {
 	fi
 }
 
-# fail_on DEV: from now on every bio with data to DEV fails (empty flushes
-# pass); fail_off DEV ends it
-fail_on() {
-	[ -d "$FAILMR" ] || fail "no $FAILMR (CONFIG_FAIL_MAKE_REQUEST, CONFIG_FAULT_INJECTION_DEBUG_FS)"
-	[ -e "/sys/block/${1#/dev/}/make-it-fail" ] || fail "no /sys/block/${1#/dev/}/make-it-fail"
-	echo 100 > "$FAILMR/probability"
-	echo 1 > "$FAILMR/space"
-	echo -1 > "$FAILMR/times"
-	echo 0 > "$FAILMR/verbose"
-	echo 1 > "/sys/block/${1#/dev/}/make-it-fail"
-}
-fail_off() {
-	echo 0 > "/sys/block/${1#/dev/}/make-it-fail"
-}
-
-# Read errors from the disk while a verity file is first opened (its
-# metadata) and while it is read (data and tree pages): the open fails,
-# the reads fail with EIO, no byte is ever wrong, and once the disk works
-# again the same inode opens and reads correctly, without a remount.
-t_read_fault() {
-	mk_verity rf $((300 * BS + 1000)) 357
-	# noatime: while the disk fails, the filesystem must have nothing to
-	# write; a fresh one afterwards, should a background write have failed
-	VT_MNT_OPTS=noatime
-	fs_remount || fail "remount failed"
-	trap 'fail_off "$VT_DEV"; fs_fresh > /dev/null; mkdir -p "$D"' EXIT
-	sync
-	fail_on "$VT_DEV"
-	r=$(vioctl open "$D/rf" r)
-	fail_off "$VT_DEV"
-	expect_one_of "first open while the disk fails every read" "$r" EIO EINVAL EBADMSG
-	expect "open once the disk works" OK "$(vioctl open "$D/rf" r)"
-	drop_caches
-	expect "open after drop_caches" OK "$(vioctl open "$D/rf" r)"
-	# The info is set up (the inode stays cached); now data and tree reads fail.
-	fail_on "$VT_DEV"
-	got=$(rdtest blocks "$D/rf" "$W/rf.ref")
-	fail_off "$VT_DEV"
-	case $got in
-	*" mismatch=0 "*) ;;
-	*) fail "reads while the disk fails: wrong bytes returned: $got" ;;
-	esac
-	case $got in
-	*" ok=0 "*) ;;
-	*) note "reads while the disk fails: $got" ;;
-	esac
-	expect "reads once the disk works" "blocks=301 ok=301 eio=0 mismatch=0 other=0 bad=- eof=0" \
-		"$(rdtest blocks "$D/rf" "$W/rf.ref")"
-	expect "measure" "$(cat "$W/rf.meas")" "$(vioctl measure "$D/rf")"
-}
-
 # kworkers_fail 0|1: the fault flag (/proc/PID/make-it-fail) of every
 # kworker; with the attribute's task-filter on, only flagged tasks' bios
 # to a make-it-fail disk fail
@@ -248,36 +197,100 @@ kworkers_fail() {
 	done
 }
 
+# fail_on DEV [kworkers]: from now on every bio with data to DEV fails
+# (empty flushes pass), or with "kworkers" only the kworkers' bios
+# (task-filter; a kworker started later escapes); fail_off DEV ends it
+fail_on() {
+	[ -d "$FAILMR" ] || fail "no $FAILMR (CONFIG_FAIL_MAKE_REQUEST, CONFIG_FAULT_INJECTION_DEBUG_FS)"
+	[ -e "/sys/block/${1#/dev/}/make-it-fail" ] || fail "no /sys/block/${1#/dev/}/make-it-fail"
+	echo 100 > "$FAILMR/probability"
+	echo 1 > "$FAILMR/space"
+	echo -1 > "$FAILMR/times"
+	echo 0 > "$FAILMR/verbose"
+	if [ "${2:-}" = kworkers ]; then
+		echo Y > "$FAILMR/task-filter"
+		kworkers_fail 1
+	else
+		echo N > "$FAILMR/task-filter"
+	fi
+	echo 1 > "/sys/block/${1#/dev/}/make-it-fail"
+}
+fail_off() {
+	echo 0 > "/sys/block/${1#/dev/}/make-it-fail"
+	if [ "$(cat "$FAILMR/task-filter" 2>/dev/null)" = Y ]; then
+		kworkers_fail 0
+		echo N > "$FAILMR/task-filter"
+	fi
+}
+
+FAULT_BLOCKS=301
+FAULT_OK="blocks=$FAULT_BLOCKS ok=$FAULT_BLOCKS eio=0 mismatch=0 other=0 bad=- eof=0"
+
+# fault_file NAME SEED: $D/NAME, a verity file of FAULT_BLOCKS blocks, on
+# the filesystem remounted noatime (while the disk fails, it must have
+# nothing to write).  However the test ends, the faults go off, fd 3
+# closes and the next test gets a fresh filesystem: a background write
+# may have failed.
+fault_file() {
+	mk_verity "$1" $(((FAULT_BLOCKS - 1) * BS + 1000)) "$2"
+	VT_MNT_OPTS=noatime
+	fs_remount || fail "remount failed"
+	trap 'fail_off "$VT_DEV"; exec 3<&-; fs_fresh > /dev/null; mkdir -p "$D"' EXIT
+	sync
+}
+
+# no_wrong_bytes WHEN RDTEST-RESULT: fail if a read returned other bytes
+no_wrong_bytes() {
+	case $2 in
+	*" mismatch=0 "*) ;;
+	*) fail "reads $1: wrong bytes returned: $2" ;;
+	esac
+}
+
+# Read errors from the disk while a verity file is first opened (its
+# metadata) and while it is read (data and tree pages): the open fails,
+# the reads fail with EIO, no byte is ever wrong, and once the disk works
+# again the same inode opens and reads correctly, without a remount.
+t_read_fault() {
+	fault_file rf 357
+	fail_on "$VT_DEV"
+	r=$(vioctl open "$D/rf" r)
+	fail_off "$VT_DEV"
+	expect_one_of "first open while the disk fails every read" "$r" EIO EINVAL EBADMSG
+	expect "open once the disk works" OK "$(vioctl open "$D/rf" r)"
+	drop_caches
+	expect "open after drop_caches" OK "$(vioctl open "$D/rf" r)"
+	# The info is set up (the inode stays cached); now data and tree reads fail.
+	fail_on "$VT_DEV"
+	got=$(rdtest blocks "$D/rf" "$W/rf.ref")
+	fail_off "$VT_DEV"
+	no_wrong_bytes "while the disk fails" "$got"
+	case $got in
+	*" ok=0 "*) ;;
+	*) note "reads while the disk fails: $got" ;;
+	esac
+	expect "reads once the disk works" "$FAULT_OK" "$(rdtest blocks "$D/rf" "$W/rf.ref")"
+	expect "measure" "$(cat "$W/rf.meas")" "$(vioctl measure "$D/rf")"
+}
+
 # A tree page that fails to read in the verification worker (the data bio
 # itself, from the reading task, succeeds): that data fails EIO, never
 # wrong bytes, and the file reads right once the disk works.  The tree
 # pages are read by the workqueue's kworkers, so the fault is scoped to
-# them (task-filter); the file stays open, so that drop_caches leaves its
-# verity info and takes only its pages.  A kworker started after the flags
-# were set would read without a fault: the step is tried up to 3 times.
-# Any other kworker's write to the disk fails too (f2fs then stops its
-# checkpoints, and its ioctls fail EIO): the next test gets a fresh
-# filesystem.
+# them; the file stays open, so that drop_caches leaves its verity info
+# and takes only its pages.  A kworker started after the flags were set
+# would read without a fault: the step is tried up to 3 times.  Any other
+# kworker's write to the disk fails too (f2fs then stops its checkpoints,
+# and its ioctls fail EIO), hence no MEASURE afterwards.
 t_tree_read_fault() {
-	mk_verity tf $((300 * BS + 1000)) 358
-	VT_MNT_OPTS=noatime
-	fs_remount || fail "remount failed"
-	trap 'kworkers_fail 0; echo N > "$FAILMR/task-filter"; fail_off "$VT_DEV"; exec 3<&-; fs_fresh > /dev/null; mkdir -p "$D"' EXIT
-	sync
+	fault_file tf 358
 	exec 3< "$D/tf"
 	for try in 1 2 3; do
 		drop_caches
-		fail_on "$VT_DEV"
-		echo Y > "$FAILMR/task-filter"
-		kworkers_fail 1
+		fail_on "$VT_DEV" kworkers
 		got=$(rdtest blocks "$D/tf" "$W/tf.ref")
-		kworkers_fail 0
-		echo N > "$FAILMR/task-filter"
 		fail_off "$VT_DEV"
-		case $got in
-		*" mismatch=0 "*) ;;
-		*) fail "reads while tree reads fail: wrong bytes returned: $got" ;;
-		esac
+		no_wrong_bytes "while tree reads fail" "$got"
 		case $got in *" eio=0 "*) ;; *) break ;; esac
 		note "try $try: no read failed ($got)"
 	done
@@ -285,9 +298,7 @@ t_tree_read_fault() {
 	case $got in
 	*" eio=0 "*) fail "no read failed in 3 tries: the tree reads were not failed" ;;
 	esac
-	expect "reads once the disk works" "blocks=301 ok=301 eio=0 mismatch=0 other=0 bad=- eof=0" \
-		"$(rdtest blocks "$D/tf" "$W/tf.ref")"
-	exec 3<&-
+	expect "reads once the disk works" "$FAULT_OK" "$(rdtest blocks "$D/tf" "$W/tf.ref")"
 }
 
 # The info of a verity inode and its data i_size must be published together:

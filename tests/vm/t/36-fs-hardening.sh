@@ -29,9 +29,7 @@ vt_setup g_setup
 # fh_fresh [MOUNT-OPTIONS]: a new filesystem with -O verity, mounted with
 # MOUNT-OPTIONS, and an empty $D
 fh_fresh() {
-	fs_umount "$VT_MNT" || fail "umount failed"
-	fs_mkfs "$VT_DEV" verity || fail "mkfs failed"
-	fs_mount "$VT_DEV" "$VT_MNT" "${1:-}" || fail "mount${1:+ -o $1} failed"
+	fs_fresh verity "${1:-}" || fail "a fresh filesystem${1:+ mounted -o $1} failed"
 	mkdir -p "$D" "$W"
 }
 
@@ -50,6 +48,14 @@ fh_setup() {
 # mount_opts: the options $VT_MNT is mounted with (ro or rw first)
 mount_opts() {
 	awk -v m="$VT_MNT" '$2 == m { print $4 }' /proc/mounts
+}
+
+# still_rw: fail unless $VT_MNT is still mounted read-write
+still_rw() {
+	case $(mount_opts) in
+	rw*) ;;
+	*) fail "the filesystem is not read-write any more: $(mount_opts)" ;;
+	esac
 }
 
 # ------------------------------------------------------------------ ext4
@@ -163,10 +169,7 @@ t_small_blocks() {
 	expect "open for writing of that file" EPERM "$(vioctl open "$f" w)"
 	stat "$f" > /dev/null || fail "stat of that file failed"
 	expect "the plain file reads back" "$(sum_of "$W/plain.ref")" "$(sum_of "$D/plain")"
-	case $(mount_opts) in
-	rw*) ;;
-	*) fail "the filesystem is not read-write any more: $(mount_opts)" ;;
-	esac
+	still_rw
 	fs_umount "$VT_MNT" || fail "umount failed"
 	fs_check "$VT_DEV" || fail "e2fsck found problems"
 }
@@ -228,10 +231,7 @@ set_inode_field /fh/vbm block[$i] 0"
 	expect "st_size (stat opens nothing)" 20000 "$(fsize "$f")"
 	expect "open of the verity inode without extents" EUCLEAN "$(vioctl open "$f" r)"
 	expect "the other file reads back" "$(sum_of "$W/other.ref")" "$(sum_of "$D/other")"
-	case $(mount_opts) in
-	rw*) ;;
-	*) fail "the filesystem is not read-write any more: $(mount_opts)" ;;
-	esac
+	still_rw
 }
 
 # ------------------------------------------------------------------ f2fs

@@ -27,18 +27,9 @@ g_setup() {
 vt_setup g_setup
 
 # wp_fresh OPTIONS [MIB]: a new filesystem on $VT_DEV (MIB MiB of it, or the
-# whole), mounted with OPTIONS, and an empty $D.  ext4's blocks are a page
-# (-b: mke2fs picks 1 KiB blocks for small filesystems, which fs-verity
-# does not support).
+# whole), mounted with OPTIONS, and an empty $D
 wp_fresh() {
-	fs_umount "$VT_MNT" || fail "umount failed"
-	vt_disk_is_free "$VT_DEV" || fail "$VT_DEV is busy"
-	case $FS in
-	ext4)	mkfs.ext4 -q -F -b $BS -O verity "$VT_DEV" ${2:+$(($2 * 1024))k} ;;
-	f2fs)	mkfs.f2fs -q -f -O verity "$VT_DEV" ${2:+$(($2 * 2048))} > /dev/null ;;
-	esac || fail "mkfs.$FS${2:+ of $2 MiB} failed"
-	fs_mount "$VT_DEV" "$VT_MNT" "$1" || fail "mount${1:+ -o $1} failed"
-	VT_MNT_OPTS=$1
+	fs_fresh verity "$1" "${2:-}" || fail "a fresh filesystem${2:+ of $2 MiB}${1:+ mounted -o $1} failed"
 	mkdir -p "$D"
 }
 

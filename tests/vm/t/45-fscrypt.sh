@@ -142,12 +142,7 @@ fc_corrupt() {
 }
 
 fc_do_corrupt() {
-	set --
-	while read -r n off t; do
-		echo "$n: file offset $off, device offset ${t%:*}"
-		set -- "$@" "$t"
-	done < "$FC/targets"
-	raw_corrupt "$@"
+	raw_corrupt_listed "$FC/targets"
 }
 
 # listing DIR: its names, sorted, on one line
