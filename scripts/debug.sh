@@ -15,7 +15,7 @@ export FLAVOR=debug
 . "$(dirname "$0")/lib.sh"
 
 groups=${DEBUG_GROUPS:-10,20,30,50}
-# The debug kernel runs the suite about ten times slower than the test kernel
+# The debug kernel runs the groups five to nine times slower than the test one
 export VTEST_TIMEOUT_SCALE=${VTEST_TIMEOUT_SCALE:-4}
 "$ROOT/scripts/kernel.sh"
 "$ROOT/scripts/initramfs.sh"
