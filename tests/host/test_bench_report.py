@@ -17,8 +17,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import bench_report  # noqa: E402
 
 # One repetition per line group, as tests/vm/bench.sh prints them: the
-# sequential read meets its goal (ext4 0.90 of the limit), the first read
-# does not (2.50x the plain file's), sha512 was not measured.
+# sequential read meets its goal (ext4 1.12x dm-verity's), the first read
+# does not (2.50x the plain file's), sha512 and random reads were not
+# measured.
 RAW = """\
 # fs-verity benchmark: kernel 6.1.0, 2 CPUs
 B info kernel=6.1.0 build=#1 runs=3 seq_mib=256 hash_mib=64 rand_reads=512 ttfb_samples=1 enable_runs=1 sizes=16 cpus=2 mem_mib=983
@@ -31,6 +32,7 @@ B seq fs=ext4 cfg=plain mib=256 rep=1 bytes=2000000 usec=9000 end=EOF
 B seq fs=ext4 cfg=plain mib=256 rep=2 bytes=2000000 usec=10000 end=EOF
 B seq fs=ext4 cfg=plain mib=256 rep=3 bytes=2000000 usec=12000 end=EOF
 B seq fs=ext4 cfg=sha256 mib=256 rep=1 bytes=900000 usec=10000 end=EOF
+B seq fs=ext4 cfg=dmverity mib=256 rep=1 bytes=800000 usec=10000 end=EOF
 B ttfb fs=ext4 cfg=plain mib=16 rep=1.1 bytes=4096 usec=1000 open_usec=100 end=done ios=2
 B ttfb fs=ext4 cfg=verity mib=16 rep=1.1 bytes=4096 usec=2500 open_usec=300 end=done ios=5
 ok 1 - bench: kernel hash throughput through AF_ALG (sha256 sha512 crc32c)
@@ -42,10 +44,19 @@ sha256sum                       512 MiB/s
 setup --threads=2 (sha256)      910 MiB/s  (1.78x sha256sum)
 """
 
-ENV = {"GOAL_SEQ_FRACTION": "0.8", "GOAL_TTFB_FACTOR": "2", "start": "1000",
+ENV = {"GOAL_SEQ_VS_DMVERITY": "1", "GOAL_SHA512_FRACTION": "0.9", "GOAL_TTFB_EXT4": "1.8",
+       "GOAL_TTFB_F2FS": "1.5", "GOAL_RAND_COLD": "1.8", "GOAL_RAND_WARM": "1.4", "start": "1000",
        "host_start": "1000", "host_end": "1010", "vm_start": "1010", "vm_end": "1900",
        "load_start": "0.5 0.4 0.3", "load_end": "1.0 0.9 0.8", "boot_status": "0",
        "accel": "tcg"}
+
+
+# The goals this bench cannot measure yet, and say why
+NEVER_MEASURED = [
+    ("not measured", "a cold first read waits on at most 2 dependent round trips (the bench kernel "
+     "has no block tracing: the request counts above are not a timeline)"),
+    ("not measured", "stat of 1000 uncached verity files within 1.3× of plain files (the bench has "
+     "no stat measurement yet)")]
 
 
 def report_of(raw, host=HOST):
@@ -90,26 +101,34 @@ class Arithmetic(unittest.TestCase):
         self.assertEqual(bench_report.fmt(61.04), "61.0")
 
     def test_verdicts(self):
-        # the sequential goal judges the fractions as printed, to 2 decimals
-        self.assertEqual(bench_report.seq_verdict(["ext4 0.80", "f2fs 0.95"], 0.8), "met")
-        self.assertEqual(bench_report.seq_verdict(["ext4 0.79", "f2fs 0.95"], 0.8), "NOT met")
-        self.assertEqual(bench_report.ttfb_verdict([1.2, 2.0], 2), "met")
-        self.assertEqual(bench_report.ttfb_verdict([1.2, 2.01], 2), "NOT met")
+        # the goals judge the values as printed, to 2 decimals, each
+        # against its own bound
+        self.assertEqual(bench_report.at_least([(0.796, 0.8), (0.95, 0.9)]), "met")
+        self.assertEqual(bench_report.at_least([(0.794, 0.8), (0.95, 0.9)]), "NOT met")
+        self.assertEqual(bench_report.at_least([(0.85, 0.8), (0.85, 0.9)]), "NOT met")
+        self.assertEqual(bench_report.at_most([(1.2, 1.5), (1.804, 1.8)]), "met")
+        self.assertEqual(bench_report.at_most([(1.2, 1.5), (1.806, 1.8)]), "NOT met")
+        self.assertEqual(bench_report.at_most([(1.6, 1.5), (1.7, 1.8)]), "NOT met")
 
 
 class Report(unittest.TestCase):
     def test_goals_met_not_met(self):
         results, goals, seqdat = report_of(RAW)
         self.assertEqual(goals, [
-            ("met", "sequential SHA-256 read at >= 0.8 of the limit: ext4 0.90"),
-            ("NOT met", "fs-verity's first read within 2× of the plain first read at every size: worst 2.50×")])
+            ("met", "sequential SHA-256 read at >= 1× dm-verity's in the same run: ext4 1.12×"),
+            ("not measured", "sequential SHA-512 read at >= 0.9 of min(plain, one-stream hash)"),
+            ("NOT met", "fs-verity's first read within 1.8× on ext4, 1.5× on f2fs of the plain first "
+             "read at every size: ext4 worst 2.50×")] + NEVER_MEASURED[:1] + [
+            ("not measured", "random 4 KiB reads, cold, within 1.8× of plain"),
+            ("not measured", "random 4 KiB reads, warm, within 1.4× of plain")] + NEVER_MEASURED[1:])
         # plain 200 MB/s (the median of 222, 200, 167), sha256 90 MB/s,
         # limit min(200, hash 100) = 100; all-CPU limit min(200, 200)
         self.assertIn("| ext4 | plain | 200.0 | 1.00 | | | | |", results)
         self.assertIn("| ext4 | verity sha256 | 90.0 | 0.45 | 100.0 | 100.0 | 0.90 | 0.45 |", results)
         self.assertIn("| ext4 | 16 | 1.00 | 2.50 | 2.50 | n/a |", results)
         self.assertEqual(seqdat, ['"ext4 plain" 1.0000 1.0000 1.0000',
-                                  '"ext4 sha256" 0.4500 0.5000 1.0000'])
+                                  '"ext4 sha256" 0.4500 0.5000 1.0000',
+                                  '"ext4 dm-verity" 0.4000 0.5000 1.0000'])
 
     def test_missing_measurement(self):
         results, goals, _ = report_of(RAW)
@@ -123,8 +142,12 @@ class Report(unittest.TestCase):
                       if not line.startswith(("B seq", "B ttfb")))
         results, goals, seqdat = report_of(raw, host="bench-setup.sh failed\n")
         self.assertEqual(goals, [
-            ("not measured", "sequential SHA-256 read at >= 0.8 of the limit"),
-            ("not measured", "fs-verity's first read within 2× of the plain first read")])
+            ("not measured", "sequential SHA-256 read at >= 1× dm-verity's in the same run"),
+            ("not measured", "sequential SHA-512 read at >= 0.9 of min(plain, one-stream hash)"),
+            ("not measured", "fs-verity's first read within 1.8× on ext4, 1.5× on f2fs of the plain "
+             "first read at every size")] + NEVER_MEASURED[:1] + [
+            ("not measured", "random 4 KiB reads, cold, within 1.8× of plain"),
+            ("not measured", "random 4 KiB reads, warm, within 1.4× of plain")] + NEVER_MEASURED[1:])
         self.assertNotIn("## Sequential read", results)
         self.assertIn("not measured: bench-setup.sh failed", results)
         self.assertEqual(seqdat, [])

@@ -382,6 +382,31 @@ raw_corrupt_listed() {
 	raw_corrupt "$@"
 }
 
+# ------------------------------------------------------- device-mapper
+
+DM=/dev/mapper
+DM_DISABLE_UDEV=1	# no udev in the guest: libdevmapper makes the nodes
+export DM_DISABLE_UDEV
+
+# dev_sectors DEV: its size in 512-byte sectors
+dev_sectors() {
+	cat "/sys/class/block/${1##*/}/size"
+}
+
+# dm_create NAME TABLE: the device-mapper device $DM/NAME
+dm_create() {
+	dmsetup create "$1" --table "$2" || { echo "dmsetup create $1 --table '$2' failed"; return 1; }
+	[ -b "$DM/$1" ] || { echo "dmsetup made no $DM/$1"; return 1; }
+}
+
+# dm_remove NAME...: remove the device-mapper devices that exist
+dm_remove() {
+	for _n; do
+		[ -b "$DM/$_n" ] || dmsetup info "$_n" > /dev/null 2>&1 || continue
+		dmsetup remove "$_n" || { echo "dmsetup remove $_n failed"; return 1; }
+	done
+}
+
 # vt_klog MSG: a line in the kernel log, with the kernel's timestamp
 vt_klog() {
 	echo "$*" > /dev/kmsg

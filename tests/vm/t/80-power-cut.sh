@@ -60,9 +60,6 @@ W=$VT_WORK/pc		# references, the log's listing, replay state (tmpfs)
 D=$VT_MNT/pc		# the files, on the logged device
 # The device-mapper devices are named vtpc-*
 DATA_MIB=384		# data and replay devices (f2fs wants some room)
-M=/dev/mapper
-DM_DISABLE_UDEV=1	# no udev in the guest: libdevmapper makes the nodes
-export DM_DISABLE_UDEV
 
 SEED=$(vt_seed pcut.seed) &&
 MAXF=$(vt_param pcut.max 60) &&
@@ -90,28 +87,9 @@ if vt_selected 80.01 80.02; then
 	echo "# power cut: seed $SEED (pcut.seed=$SEED), up to $MAXF flush points and $NRAND random ones${BREAK:+, BROKEN ON PURPOSE: $BREAK}"
 fi
 
-# pc_sectors DEV: its size in 512-byte sectors
-pc_sectors() {
-	cat "/sys/class/block/${1##*/}/size"
-}
-
-# pc_remove NAME...: remove the device-mapper devices that exist
-pc_remove() {
-	for _n; do
-		[ -b "$M/$_n" ] || dmsetup info "$_n" > /dev/null 2>&1 || continue
-		dmsetup remove "$_n" || { echo "dmsetup remove $_n failed"; return 1; }
-	done
-}
-
 pc_cleanup() {
 	grep -q " $VT_MNT " /proc/mounts && umount "$VT_MNT"
-	pc_remove vtpc-snap vtpc-lw vtpc-data vtpc-log vtpc-replay vtpc-cow
-}
-
-# pc_create NAME TABLE
-pc_create() {
-	dmsetup create "$1" --table "$2" || { echo "dmsetup create $1 --table '$2' failed"; return 1; }
-	[ -b "$M/$1" ] || { echo "dmsetup made no $M/$1"; return 1; }
+	dm_remove vtpc-snap vtpc-lw vtpc-data vtpc-log vtpc-replay vtpc-cow
 }
 
 g_setup() {
@@ -125,14 +103,14 @@ g_setup() {
 	vt_disk_is_free "$VT_DEV" && vt_disk_is_free "$VT_DEV2" || return 1
 	pc_cleanup || return 1
 	data=$((DATA_MIB * 2048))
-	s1=$(pc_sectors "$VT_DEV")
-	s2=$(pc_sectors "$VT_DEV2")
+	s1=$(dev_sectors "$VT_DEV")
+	s2=$(dev_sectors "$VT_DEV2")
 	[ "$s1" -ge $((2 * data + 256 * 2048)) ] ||
 		{ echo "$VT_DEV: $s1 sectors, too small for 2 x $DATA_MIB MiB and a COW device"; return 1; }
-	pc_create vtpc-data "0 $data linear $VT_DEV 0" &&
-	pc_create vtpc-replay "0 $data linear $VT_DEV $data" &&
-	pc_create vtpc-cow "0 $((s1 - 2 * data)) linear $VT_DEV $((2 * data))" &&
-	pc_create vtpc-log "0 $s2 linear $VT_DEV2 0" || return 1
+	dm_create vtpc-data "0 $data linear $VT_DEV 0" &&
+	dm_create vtpc-replay "0 $data linear $VT_DEV $data" &&
+	dm_create vtpc-cow "0 $((s1 - 2 * data)) linear $VT_DEV $((2 * data))" &&
+	dm_create vtpc-log "0 $s2 linear $VT_DEV2 0" || return 1
 	echo "$data" > "$W/data_sectors"
 	# The references: each file as setup leaves it, its data size and
 	# its measurement
@@ -157,14 +135,14 @@ pc_enable() {	# FILE
 
 t_record() {
 	need_helpers
-	pc_create vtpc-lw "0 $(cat "$W/data_sectors") log-writes $M/vtpc-data $M/vtpc-log" ||
+	dm_create vtpc-lw "0 $(cat "$W/data_sectors") log-writes $DM/vtpc-data $DM/vtpc-log" ||
 		fail "cannot make the dm-log-writes device"
 	case $FS in
-	ext4)	mkfs.ext4 -q -F -b 4096 -O verity "$M/vtpc-lw" ;;
-	f2fs)	mkfs.f2fs -q -f -O verity "$M/vtpc-lw" > /dev/null ;;
-	esac || fail "mkfs.$FS -O verity on $M/vtpc-lw failed"
+	ext4)	mkfs.ext4 -q -F -b 4096 -O verity "$DM/vtpc-lw" ;;
+	f2fs)	mkfs.f2fs -q -f -O verity "$DM/vtpc-lw" > /dev/null ;;
+	esac || fail "mkfs.$FS -O verity on $DM/vtpc-lw failed"
 	mark mkfs
-	fs_mount "$M/vtpc-lw" "$VT_MNT" || fail "cannot mount $M/vtpc-lw"
+	fs_mount "$DM/vtpc-lw" "$VT_MNT" || fail "cannot mount $DM/vtpc-lw"
 	mkdir "$D" || fail "mkdir $D"
 	vreplay fsync "$D" "$VT_MNT" || fail "fsync $D"
 	mark start
@@ -189,11 +167,11 @@ t_record() {
 			mark "f-$n"
 		fi
 	done < "$W/files"
-	fs_umount "$VT_MNT" || fail "umount of $M/vtpc-lw failed"
+	fs_umount "$VT_MNT" || fail "umount of $DM/vtpc-lw failed"
 	mark umount
 	dmsetup remove vtpc-lw || fail "dmsetup remove vtpc-lw failed"
-	blockdev --flushbufs "$M/vtpc-log" 2> /dev/null
-	vreplay list "$M/vtpc-log" > "$W/list" || fail "vreplay list failed"
+	blockdev --flushbufs "$DM/vtpc-log" 2> /dev/null
+	vreplay list "$DM/vtpc-log" > "$W/list" || fail "vreplay list failed"
 	grep -q ' MARK umount$' "$W/list" || fail "the log has no mark 'umount': $(tail -n 3 "$W/list")"
 	note "the log: $(sed -n 's/^end //p' "$W/list") entries, $(grep -c -E ' (FLUSH|FUA)' "$W/list") FLUSH/FUA, marks: $(awk '$2 == "MARK" { printf "%s%s@%s", s, $3, $1; s = " " }' "$W/list")"
 }
@@ -300,14 +278,14 @@ check_point() {
 	_skip=
 	[ -n "$SKIP" ] && _skip="--skip $SKIP"
 	# shellcheck disable=SC2086
-	vreplay replay "$M/vtpc-log" "$M/vtpc-replay" "$1" "$W/replay.state" $_skip ||
+	vreplay replay "$DM/vtpc-log" "$DM/vtpc-replay" "$1" "$W/replay.state" $_skip ||
 		{ echo "vreplay replay to entry $1 failed"; return 2; }
-	pc_create vtpc-snap "0 $(cat "$W/data_sectors") snapshot $M/vtpc-replay $M/vtpc-cow N 8" ||
+	dm_create vtpc-snap "0 $(cat "$W/data_sectors") snapshot $DM/vtpc-replay $DM/vtpc-cow N 8" ||
 		{ echo "cannot make the snapshot"; return 2; }
 	echo 3 > /proc/sys/vm/drop_caches
-	if ! mount -t "$FS" "$M/vtpc-snap" "$VT_MNT" > "$W/mount.log" 2>&1; then
+	if ! mount -t "$FS" "$DM/vtpc-snap" "$VT_MNT" > "$W/mount.log" 2>&1; then
 		echo "entry $1 ($2): the filesystem does not mount: $(cat "$W/mount.log"); $(dmesg | tail -n 5)"
-		pc_remove vtpc-snap
+		dm_remove vtpc-snap
 		return 1
 	fi
 	echo 3 > /proc/sys/vm/drop_caches
@@ -316,10 +294,10 @@ check_point() {
 		_why=$(check_file "$1" "$n" "$size" "$how" "$en") || _bad="$_bad $_why;"
 	done < "$W/files"
 	umount "$VT_MNT" || { echo "entry $1 ($2): umount of the snapshot failed"; return 2; }
-	if ! fs_check "$M/vtpc-snap" > "$W/fsck.log" 2>&1; then
+	if ! fs_check "$DM/vtpc-snap" > "$W/fsck.log" 2>&1; then
 		_bad="$_bad fsck: $(tail -n 8 "$W/fsck.log" | tr '\n' ' ')"
 	fi
-	pc_remove vtpc-snap || { echo "cannot remove the snapshot"; return 2; }
+	dm_remove vtpc-snap || { echo "cannot remove the snapshot"; return 2; }
 	[ -z "$_bad" ] && return 0
 	echo "entry $1 ($2):$_bad"
 	return 1
