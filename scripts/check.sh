@@ -133,6 +133,11 @@ if [ "${CHECK_ALL:-0}" = 1 ]; then
 	# The debug kernel (KASAN, UBSAN, lockdep, kmemleak: build/obj-debug,
 	# its own build) and the core groups on it.
 	run_part debug "$ROOT/scripts/debug.sh"
+	# The same kernel on two CPUs: large bios verified in parts by both,
+	# readers and ENABLEs racing, under lockdep and KASAN.
+	run_part debug-smp env FLAVOR=debug VTEST_TIMEOUT_SCALE=4 VTEST_SPLIT=0 VTEST_SMP=2 \
+		BOOT_TAG=debug-smp VTEST_CMDLINE="vtest.groups=20,70${VTEST_CMDLINE:+ $VTEST_CMDLINE}" \
+		"$ROOT/scripts/boot.sh" test
 	run_part bisect "$ROOT/scripts/bisect.sh"
 fi
 

@@ -19,7 +19,14 @@
 #           blocks again: all in the page cache)
 #   ttfb    open + first 4 KiB read after drop_caches of sha256 verity and
 #           plain files of $SIZES MiB ($TTFB_N samples per repetition);
-#           sha256sum of the whole plain file after drop_caches
+#           sha256sum of the whole plain file after drop_caches; in the
+#           first repetition one more read of each file with its block
+#           requests traced: "B rq" records (the timeline) and a "B waves"
+#           record, the dependent round trips (requests issued while none
+#           was in flight)
+#   stat    readdir + stat(2) of every file of a directory after
+#           drop_caches, as `ls -l` does: $STAT_N plain files, $STAT_N
+#           verity files, $STAT_N signed verity files (4 KiB each)
 #   enable  FS_IOC_ENABLE_VERITY (after sync + drop_caches) and open +
 #           FS_IOC_MEASURE_VERITY (cold, then the mean of 1000 more calls)
 #           across $SIZES MiB, on $ENABLE_RUNS files of each size (the extra
@@ -64,6 +71,7 @@ RAND_GROUP=128
 RAND_N=$((SEQ_MIB * 256 / RAND_GROUP))
 TTFB_N=${BENCH_TTFB_SAMPLES:-3}
 ENABLE_RUNS=${BENCH_ENABLE_RUNS:-3}
+STAT_N=${BENCH_STAT_FILES:-1000}
 BENCH_FS=${BENCH_FS:-ext4 f2fs}
 FULLHASH_FS=${BENCH_FULLHASH_FS:-ext4 f2fs}
 NCPU=$(grep -c ^processor /proc/cpuinfo)
@@ -150,6 +158,48 @@ timed_read() {
 	echo "B $1 fs=$2 cfg=$3 mib=$4 rep=$5 $_r ios=$((_i1 - _i0))$_extra"
 }
 
+# rq_timeline FS CFG MIB FILE [dm]: timed_read's open + first 4 KiB read
+# once more, with the block requests of every disk traced (trace events
+# block_rq_issue and block_rq_complete): a "B rq" record per read request
+# event, t= in µs from the first, then "B waves": reqs= read requests,
+# waves= dependent round trips, the times a read request was issued while
+# none was in flight
+rq_timeline() {
+	[ -d "$TRACEFS/events/block" ] || mount -t tracefs tracefs "$TRACEFS" 2>/dev/null
+	[ -d "$TRACEFS/events/block" ] ||
+		{ echo "# no block trace events in $TRACEFS (CONFIG_FTRACE and tracefs are needed)"; return 1; }
+	if [ "${5:-}" = dm ]; then bufio_drop; else drop_caches; fi
+	for _e in block_rq_issue block_rq_complete; do
+		echo 1 > "$TRACEFS/events/block/$_e/enable"
+	done
+	echo > "$TRACEFS/trace"
+	echo 1 > "$TRACEFS/tracing_on"
+	_r=$(rdtest timed "$4" 0 4096)
+	_rc=$?
+	echo 0 > "$TRACEFS/tracing_on"
+	for _e in block_rq_issue block_rq_complete; do
+		echo 0 > "$TRACEFS/events/block/$_e/enable"
+	done
+	[ $_rc = 0 ] || { echo "# rdtest timed $4 failed"; return 1; }
+	check_end "$_r" || return 1
+	# "... TIME: block_rq_issue: MAJ,MIN RWBS BYTES (CMD) SECTOR + NR [COMM]",
+	# "... TIME: block_rq_complete: MAJ,MIN RWBS (CMD) SECTOR + NR [ERR]"
+	awk -v pre="fs=$1 cfg=$2 mib=$3" '
+	/ block_rq_(issue|complete): / {
+		for (i = 1; i <= NF; i++)
+			if ($i ~ /^block_rq_(issue|complete):$/) break
+		if ($(i + 2) !~ /R/) next
+		for (j = i; j <= NF && $j != "+"; j++) ;
+		t = $(i - 1); sub(/:$/, "", t); t *= 1000000
+		if (t0 == "") t0 = t
+		ev = ($i ~ /issue/) ? "issue" : "complete"
+		printf "B rq %s t=%d ev=%s dev=%s sector=%s sectors=%s\n", pre, t - t0, ev, $(i + 1), $(j - 1), $(j + 1)
+		if (ev == "issue") { if (inflight == 0) waves++; inflight++; reqs++ }
+		else if (inflight > 0) inflight--
+	}
+	END { printf "B waves %s reqs=%d waves=%d\n", pre, reqs, waves }' "$TRACEFS/trace"
+}
+
 # bufio_drop: drop_caches, then wait (up to 3 s, dropping again each
 # second) until dm-bufio's shrinker work has freed its hash blocks down to
 # 64 KiB; bufio_left is the bytes it still holds
@@ -225,6 +275,25 @@ make_ima_files() {
 	done
 }
 
+# make_stat_files FS: st-plain, st-verity, st-signed: $STAT_N copies each of
+# one 4 KiB file, plain, set up, set up and signed with a key trusted in
+# the .fs-verity keyring (one file's data, so one signature fits them all)
+make_stat_files() {
+	_m=$(mnt_of "$1")
+	mkdir -p "$_m/st-plain" "$_m/st-verity" "$_m/st-signed" || return 1
+	gen 4096 60 > "$VT_STATE/st.plain" || return 1
+	cp "$VT_STATE/st.plain" "$VT_STATE/st.verity" &&
+	cp "$VT_STATE/st.plain" "$VT_STATE/st.signed" || return 1
+	setup_measure "$VT_STATE/st.verity" > /dev/null || return 1
+	{ sig_key trusted && sig_trust trusted; } || return 1
+	sig_setup "$VT_STATE/st.signed" trusted > /dev/null || return 1
+	for _c in plain verity signed; do
+		_r=$(benchio copies "$VT_STATE/st.$_c" "$_m/st-$_c" "$STAT_N" \
+			$([ $_c = plain ] || echo enable)) || return 1
+		[ "$_r" = "files=$STAT_N end=OK" ] || { echo "# st-$_c: $_r"; return 1; }
+	done
+}
+
 # prepare FS: mkfs, mount and the files the selected sections need
 prepare() {
 	FS=$1
@@ -257,6 +326,9 @@ prepare() {
 	done
 	if want seq || want ttfb; then
 		make_ima_files "$FS" || return 1
+	fi
+	if want stat; then
+		make_stat_files "$FS" || return 1
 	fi
 	sync
 	progress "$FS: files ready, $(df -m "$_m" | awk 'NR == 2 { print $3 }') MiB used"
@@ -359,6 +431,18 @@ bench_rand() {	# FS REP
 	done
 }
 
+# bench_stat FS REP: readdir + stat of each file of the stat directories
+# after drop_caches
+bench_stat() {
+	for _c in plain verity signed; do
+		drop_caches
+		_r=$(benchio statdir "$(mnt_of "$1")/st-$_c") || return 1
+		check_end "$_r" || return 1
+		case $_r in "files=$STAT_N "*) ;; *) echo "# st-$_c: $_r, not $STAT_N files"; return 1 ;; esac
+		echo "B stat fs=$1 cfg=$_c rep=$2 $_r"
+	done
+}
+
 bench_ttfb() {	# FS REP
 	_m=$(mnt_of "$1")
 	for _n in $SIZES; do
@@ -372,6 +456,13 @@ bench_ttfb() {	# FS REP
 				timed_read ttfb "$1" ima-verity "$_n" "$2.$_k" "$_m/iv-$_n-sha256" 4096 || return 1
 			fi
 		done
+		if [ "$2" = 1 ]; then
+			rq_timeline "$1" verity "$_n" "$_m/v-$_n-sha256" || return 1
+			rq_timeline "$1" plain "$_n" "$_m/plain-$_n" || return 1
+			if dmv_on "$1"; then
+				rq_timeline ext4 dmverity "$_n" "$DMV_MNT/plain-$_n" dm || return 1
+			fi
+		fi
 		# IMA's whole-file hash at open: one sample per repetition, as
 		# sha256sum below (each costs the whole file)
 		if [ $ima = 1 ]; then
@@ -389,9 +480,9 @@ echo "# fs-verity benchmark: kernel $(uname -r), $(grep -c ^processor /proc/cpui
 	"$(awk '/MemTotal/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo)," \
 	"runs $RUNS, sequential $SEQ_MIB MiB, sizes $SIZES MiB, hash $HASH_MIB MiB," \
 	"random reads $RAND_N, filter '${VTEST_FILTER:-all}'"
-echo "# sections: hash seq rand ttfb enable (VTEST_FILTER picks them)"
+echo "# sections: hash seq rand ttfb enable stat (VTEST_FILTER picks them)"
 echo "B info kernel=$(uname -r) build=$(uname -v | cut -d' ' -f1) runs=$RUNS seq_mib=$SEQ_MIB hash_mib=$HASH_MIB rand_reads=$RAND_N" \
-	"ttfb_samples=$TTFB_N enable_runs=$ENABLE_RUNS" \
+	"ttfb_samples=$TTFB_N enable_runs=$ENABLE_RUNS stat_files=$STAT_N" \
 	"sizes=$(echo $SIZES | tr ' ' ,) fullhash_fs=$(echo $FULLHASH_FS | tr ' ' ,)" \
 	"cpus=$NCPU mem_mib=$(awk '/MemTotal/ { printf "%d", $2 / 1024 }' /proc/meminfo)"
 for _a in $ALGS; do
@@ -430,14 +521,14 @@ if [ -n "$fss" ] && { want seq || want rand || want ttfb; }; then
 	dmv_setup || tap 1 "dm-verity: the host's image on /dev/dm-0" "see above"
 fi
 
-hash_rc=0 ; for fs in $fss; do eval "seq_rc_$fs=0 rand_rc_$fs=0 ttfb_rc_$fs=0"; done
+hash_rc=0 ; for fs in $fss; do eval "seq_rc_$fs=0 rand_rc_$fs=0 ttfb_rc_$fs=0 stat_rc_$fs=0"; done
 for rep in $(seq_n "$RUNS"); do
 	progress "repetition $rep of $RUNS"
 	if want hash && [ $hash_rc = 0 ]; then
 		bench_hash "$rep" || hash_rc=1
 	fi
 	for fs in $fss; do
-		for sec in seq rand ttfb; do
+		for sec in seq rand ttfb stat; do
 			want $sec || continue
 			_rc=0
 			eval "_rc=\$${sec}_rc_$fs"
@@ -451,6 +542,7 @@ for fs in $fss; do
 	want seq && eval "tap \$seq_rc_$fs '$fs: sequential read of $SEQ_MIB MiB, plain and verity ($ALGS)'"
 	want rand && eval "tap \$rand_rc_$fs '$fs: random 4 KiB reads, plain and verity sha256'"
 	want ttfb && eval "tap \$ttfb_rc_$fs '$fs: time to first byte, $SIZES MiB'"
+	want stat && eval "tap \$stat_rc_$fs '$fs: stat of $STAT_N uncached files, plain, verity, signed'"
 	if [ $ima = 1 ]; then
 		ima_check "$fs"
 		tap $? "$fs: IMA recorded the whole-file hash and the verity digest"

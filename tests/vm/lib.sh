@@ -382,6 +382,9 @@ raw_corrupt_listed() {
 	raw_corrupt "$@"
 }
 
+# tracefs, for the tests and the bench that record trace events
+TRACEFS=/sys/kernel/tracing
+
 # ------------------------------------------------------- device-mapper
 
 DM=/dev/mapper

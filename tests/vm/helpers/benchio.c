@@ -22,8 +22,18 @@
  *       usec=T (open + first call) each_usec=T end=OK|ERRNAME
  *   benchio time CMD [ARGS...]    run CMD (stdout to /dev/null), time it:
  *       usec=T status=S
+ *   benchio copies SRC DIR N [enable]
+ *                                 N copies DIR/0 .. DIR/N-1 of the file SRC
+ *                                 (made with `fsverity setup`: its
+ *                                 metadata is copied too), each enabled
+ *                                 with "enable"; no timing:
+ *       files=N end=OK|ERRNAME
+ *   benchio statdir DIR           readdir DIR and stat(2) every entry, as
+ *                                 `ls -l` does:
+ *       files=N usec=T end=OK|ERRNAME
  */
 #include "common.h"
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
@@ -177,6 +187,74 @@ static int do_time(char **argv)
 	return 0;
 }
 
+static int do_copies(const char *src, const char *dir, unsigned long long n,
+		     int enable)
+{
+	static char buf[1 << 16];
+	const char *end = "OK";
+	unsigned long long i;
+
+	for (i = 0; i < n && !strcmp(end, "OK"); i++) {
+		char path[4096];
+		int in, out;
+		ssize_t r = 0;
+
+		snprintf(path, sizeof(path), "%s/%llu", dir, i);
+		in = open(src, O_RDONLY);
+		if (in < 0)
+			die("benchio: %s: %s", src, errname(errno));
+		out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (out < 0)
+			die("benchio: %s: %s", path, errname(errno));
+		while ((r = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, r) != r)
+				die("benchio: writing %s: %s", path, errname(errno));
+		if (r < 0)
+			die("benchio: reading %s: %s", src, errname(errno));
+		close(in);
+		if (close(out) < 0)
+			die("benchio: closing %s: %s", path, errname(errno));
+		if (!enable)
+			continue;
+		in = open(path, O_RDONLY);
+		if (in < 0)
+			die("benchio: %s: %s", path, errname(errno));
+		if (ioctl(in, FS_IOC_ENABLE_VERITY, NULL) < 0)
+			end = errname(errno);
+		close(in);
+	}
+	printf("files=%llu end=%s\n", i, end);
+	return 0;
+}
+
+static int do_statdir(const char *dir)
+{
+	const char *end = "OK";
+	unsigned long long n = 0;
+	long long t0, t1;
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	t0 = now_usec();
+	d = opendir(dir);
+	if (!d)
+		die("benchio: %s: %s", dir, errname(errno));
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			end = errname(errno);
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	t1 = now_usec();
+	printf("files=%llu usec=%lld end=%s\n", n, t1 - t0, end);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -190,6 +268,12 @@ int main(int argc, char **argv)
 		return do_measure(argv[2], argc == 4 ? parse_u64(argv[3], "count") : 1000);
 	if (argc >= 3 && !strcmp(argv[1], "time"))
 		return do_time(argv + 2);
-	die("usage: benchio rand FILE COUNT SEED [GROUP] | enable FILE | measure FILE [N] | time CMD [ARGS...]");
+	if ((argc == 5 || (argc == 6 && !strcmp(argv[5], "enable"))) &&
+	    !strcmp(argv[1], "copies"))
+		return do_copies(argv[2], argv[3], parse_u64(argv[4], "count"),
+				 argc == 6);
+	if (argc == 3 && !strcmp(argv[1], "statdir"))
+		return do_statdir(argv[2]);
+	die("usage: benchio rand FILE COUNT SEED [GROUP] | enable FILE | measure FILE [N] | time CMD [ARGS...] | copies SRC DIR N [enable] | statdir DIR");
 	return 2;
 }

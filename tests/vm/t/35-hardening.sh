@@ -18,7 +18,6 @@
 
 D=$VT_MNT/hd
 W=$VT_WORK/hd
-TRACEFS=/sys/kernel/tracing
 FAILMR=/sys/kernel/debug/fail_make_request
 
 g_setup() {

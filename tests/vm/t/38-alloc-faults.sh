@@ -39,7 +39,6 @@
 D=$VT_MNT/af
 W=$VT_WORK/af
 DBG=/sys/kernel/debug
-TRACEFS=/sys/kernel/tracing
 EV=$TRACEFS/events/printk/console
 SZ=$((16 * BS + 1000))		# 17 data blocks, the last partial
 MAXN=2000
