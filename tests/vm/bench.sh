@@ -279,8 +279,8 @@ make_ima_files() {
 # one 4 KiB file, plain, set up, set up and signed with a key trusted in
 # the .fs-verity keyring (one file's data, so one signature fits them all)
 make_stat_files() {
-	_m=$(mnt_of "$1")
-	mkdir -p "$_m/st-plain" "$_m/st-verity" "$_m/st-signed" || return 1
+	_sd=$(mnt_of "$1")	# not _m: setup_measure sets it
+	mkdir -p "$_sd/st-plain" "$_sd/st-verity" "$_sd/st-signed" || return 1
 	gen 4096 60 > "$VT_STATE/st.plain" || return 1
 	cp "$VT_STATE/st.plain" "$VT_STATE/st.verity" &&
 	cp "$VT_STATE/st.plain" "$VT_STATE/st.signed" || return 1
@@ -288,7 +288,7 @@ make_stat_files() {
 	{ sig_key trusted && sig_trust trusted; } || return 1
 	sig_setup "$VT_STATE/st.signed" trusted > /dev/null || return 1
 	for _c in plain verity signed; do
-		_r=$(benchio copies "$VT_STATE/st.$_c" "$_m/st-$_c" "$STAT_N" \
+		_r=$(benchio copies "$VT_STATE/st.$_c" "$_sd/st-$_c" "$STAT_N" \
 			$([ $_c = plain ] || echo enable)) || return 1
 		[ "$_r" = "files=$STAT_N end=OK" ] || { echo "# st-$_c: $_r"; return 1; }
 	done
