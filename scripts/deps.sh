@@ -25,7 +25,7 @@ if ! dpkg --print-foreign-architectures | grep -qx i386 ||
 	[ "$(id -u)" -eq 0 ] || die "apt does not know i386 packages; run as root: dpkg --add-architecture i386 && apt-get update"
 	info "adding the i386 architecture to apt (for FLAVOR=i386's guest tools)"
 	dpkg --add-architecture i386
-	apt-get update -qq || die "apt-get update failed: is the package registry reachable?"
+	apt_update
 fi
 
 missing=()
@@ -54,6 +54,6 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 info "installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq || die "apt-get update failed: is the package registry reachable?"
+apt_update
 apt-get install -y -qq --no-install-recommends --allow-downgrades "${missing[@]}" >/dev/null ||
-	die "apt-get install ${missing[*]} failed"
+	die "apt-get install ${missing[*]} failed: is the package registry reachable?"

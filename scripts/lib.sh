@@ -241,6 +241,27 @@ tap_merge_boots() {
 	fi
 }
 
+# apt_update: refresh apt's package lists (as root).  A mirror caught in
+# the middle of a sync serves index files that do not match its Release file
+# ("File has unexpected size ... Mirror sync in progress?"), and apt-get
+# update then fails for a few minutes: try again, waiting longer each time.
+# If it still fails, go on with the lists apt has (the indexes that did
+# download are used): the installation that follows fails clearly if a
+# package the project needs is missing from them.
+APT_UPDATE_TRIES=5
+APT_UPDATE_FIRST_WAIT=${APT_UPDATE_FIRST_WAIT:-30}	# seconds; doubled after each failed try
+apt_update() {
+	local try wait=$APT_UPDATE_FIRST_WAIT
+	for ((try = 1; try <= APT_UPDATE_TRIES; try++)); do
+		apt-get update -qq -o Acquire::Retries=3 && return 0
+		[ "$try" -lt "$APT_UPDATE_TRIES" ] || break
+		info "apt-get update failed (try $try of $APT_UPDATE_TRIES); trying again in $wait s"
+		sleep "$wait"
+		wait=$((wait * 2))
+	done
+	info "apt-get update failed $APT_UPDATE_TRIES times: going on with the package lists apt has"
+}
+
 # base_version: the version of $SRC_PKG the series is made for
 base_version() {
 	sed 's/#.*//' "$BASE_VERSION_FILE" | awk 'NF { print $1; exit }'

@@ -641,11 +641,46 @@ t_bench_report() {
 		{ cat "$TMP/bench-report.log"; return 1; }
 }
 
+# scripts/lib.sh's apt_update against a fake apt-get that fails its first
+# FAILS calls (as during a mirror sync) and counts them: the update is tried
+# again until it works, and after APT_UPDATE_TRIES failures the caller goes
+# on.  Prints the number of calls.
+apt_update_calls() {
+	local fails=$1 dir="$TMP/apt-fake"
+	rm -rf "$dir"
+	mkdir -p "$dir/bin"
+	cat >"$dir/bin/apt-get" <<-EOS
+		#!/bin/sh
+		echo x >>"$dir/calls"
+		[ "\$(wc -l <"$dir/calls")" -gt $fails ]
+	EOS
+	chmod +x "$dir/bin/apt-get"
+	(
+		# shellcheck disable=SC2030 # the subshell's own settings
+		PATH="$dir/bin:$PATH" APT_UPDATE_FIRST_WAIT=0
+		. "$REPO/scripts/lib.sh"
+		apt_update 2>/dev/null
+	) || { echo "apt_update failed"; return 1; }
+	wc -l <"$dir/calls"
+}
+
+t_apt_update_retries() {
+	local tries calls
+	tries=$(. "$REPO/scripts/lib.sh" && echo "$APT_UPDATE_TRIES")
+	calls=$(apt_update_calls 2) || { echo "$calls"; return 1; }
+	[ "$calls" -eq 3 ] || { echo "2 failures then success: $calls calls, want 3"; return 1; }
+	calls=$(apt_update_calls 1000) || { echo "$calls"; return 1; }
+	[ "$calls" -eq "$tries" ] ||
+		{ echo "always failing: $calls calls, want APT_UPDATE_TRIES=$tries, then go on"; return 1; }
+}
+
 test_tools_tests() {
 	run_test "vfuzz selftest: hashes, the model of the format, mutated copies" \
 		t_vfuzz_selftest
 	run_test "bench report: parsing, medians, ratios and goals (unittest)" \
 		t_bench_report
+	run_test "CI: a failing apt-get update (mirror sync) is tried again, then CI goes on" \
+		t_apt_update_retries
 }
 
 # ---------------------------------------------------------------------------
