@@ -79,6 +79,24 @@ for c in "${cases[@]}"; do
 	expect_failure "${head%% *}" "$reason" "$name"
 done
 
+# What the group watchdog leaves on the console for a hang to be
+# understood (tests/vm/lib.sh's vt_halt): the block requests of the disks
+# that have not completed, the blocked tasks (sysrq w) and what the CPUs
+# run (sysrq l).
+console=$LOGS/console-selftest-grouphang.log
+name="harness: a hung test group leaves the disks' pending requests, the blocked tasks and the CPUs' stacks on the console"
+missing=()
+for want in 'vtest: vda: in flight \(reads writes\): +[0-9]+ +[0-9]+' \
+	'sysrq: Show Blocked State' 'sysrq: Show backtrace of all active CPUs'; do
+	grep -qE -- "$want" "$console" 2>/dev/null || missing+=("$want")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	tap_report OK "$name"
+else
+	printf 'not on %s: %s\n' "${console#"$ROOT"/}" "${missing[@]}" >"$tmp/halt.detail"
+	tap_report FAIL "$name" "$tmp/halt.detail"
+fi
+
 # The other side of the skip check: the stream of the skip case, judged
 # with a list that names its skip, has the test as a skip (counted as
 # skipped, not failed), and nothing unexpected.

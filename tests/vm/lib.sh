@@ -430,11 +430,31 @@ klog_since() {
 # out what came before.
 VT_HALT_FLUSH=2
 
-# vt_halt: show the blocked (D state) tasks and their stacks on the
-# console, then end the guest at once (no sync: a hung filesystem must not
-# hang it); QEMU runs with -no-reboot, so the reboot ends the VM
+# vt_show_requests: on the console, the block requests of each disk that
+# have not completed: the in-flight counts (reads, writes), and from the
+# block layer's debugfs those a driver holds (busy) or that wait to be
+# dispatched to it.  A task waiting on a page whose read never ends waits
+# on one of these, or on a read never submitted (then none is listed).
+vt_show_requests() {
+	for _b in /sys/block/vd* /sys/block/dm-*; do
+		[ -e "$_b/inflight" ] || continue
+		_n=${_b##*/}
+		vt_klog "vtest: $_n: in flight (reads writes): $(cat "$_b/inflight")"
+		for _f in /sys/kernel/debug/block/"$_n"/hctx*/busy /sys/kernel/debug/block/"$_n"/hctx*/dispatch; do
+			[ -s "$_f" ] || continue
+			sed "s|^|vtest: ${_f#/sys/kernel/debug/block/}: |" "$_f" > /dev/kmsg
+		done
+	done
+}
+
+# vt_halt: show the requests that have not completed, the blocked (D state)
+# tasks and their stacks, and what each CPU is running, on the console;
+# then end the guest at once (no sync: a hung filesystem must not hang it);
+# QEMU runs with -no-reboot, so the reboot ends the VM
 vt_halt() {
+	vt_show_requests 2>/dev/null || true
 	echo w > /proc/sysrq-trigger
+	echo l > /proc/sysrq-trigger
 	sleep "$VT_HALT_FLUSH"
 	echo b > /proc/sysrq-trigger
 }

@@ -7,7 +7,8 @@
 # block cannot make ENABLE succeed and every later open fail; a verity
 # filesystem with blocks smaller than a page mounts; ENABLE refuses a file
 # that is block-mapped or has blocks past EOF, and an open a verity inode
-# left block-mapped on disk.  f2fs: garbage
+# left block-mapped on disk; a read that sampled the file's size before
+# ENABLE lowered it neither hangs nor verifies metadata as data.  f2fs: garbage
 # collection before the first open never leaves unverified data cached; a
 # FADVISE_TRUNC_BIT on an enabled inode never lets the first open truncate
 # the tree; stat() of a verity file with bad metadata succeeds (and `ls -l`
@@ -424,6 +425,83 @@ t_cpdisable() {
 	fs_check "$VT_DEV" || fail "fsck.f2fs found problems"
 }
 
+# The readahead code samples i_size before it takes the invalidate_lock,
+# which ENABLE holds while the filesystem lowers i_size to the data size: a
+# read that begins during ENABLE adds the pages up to the old size, the
+# tree among them, once ENABLE is done.  Those past the data are metadata:
+# they must not be read in the bio of the data pages, whose verification
+# reads them (in that bio they stay locked until it completes, and the
+# verification worker would wait for them for ever).  On ext4, ENABLE reads
+# the file's last block from the disk with the lock held, before i_size
+# changes (ext4_verity_check_tail()): a dm-delay target over that block
+# holds the read for ENABLE_DELAY_MS, and meanwhile a reader reads the file
+# from its start in a loop, the page cache emptied before each read.
+# uptime_cs: the time since boot, in hundredths of a second
+uptime_cs() {
+	awk '{ printf "%d\n", $1 * 100 }' /proc/uptime
+}
+
+ENABLE_DELAY_MS=3000	# each read of the file's last block
+READ_LIMIT=20		# seconds the reads get after ENABLE, under the 30 s
+			# after which a task blocked in the kernel panics the guest
+t_enable_sampled_size() {
+	need_helpers
+	need_fsverity
+	need_cmd dmsetup
+	fh_fresh
+	fh_setup ss $((6 * BS - 100)) 68
+	p=$(physoff "$f" $((full - 1))) || fail "physoff failed"
+	start=$((p / BS * BS / 512))
+	len=$((BS / 512))
+	rest=$(($(dev_sectors "$VT_DEV") - start - len))
+	table="0 $start linear $VT_DEV 0
+$start $len delay $VT_DEV $start $ENABLE_DELAY_MS
+$((start + len)) $rest linear $VT_DEV $((start + len))"
+	# A read that hangs keeps its pages locked: then nothing unmounts.
+	trap '[ -e "$W/ss.hung" ] || { fs_umount "$VT_MNT"; dm_remove vt-ss; }' EXIT
+	fs_umount "$VT_MNT" || fail "umount failed"
+	dm_create vt-ss "$table" || fail "cannot map the delay target"
+	fs_mount "$DM/vt-ss" "$VT_MNT" || fail "cannot mount $DM/vt-ss"
+	rm -f "$W/ss.done" "$W/ss.reads" "$W/ss.err"
+	(
+		while [ ! -e "$W/ss.done" ]; do
+			echo 1 > /proc/sys/vm/drop_caches
+			t0=$(uptime_cs)
+			dd if="$f" of=/dev/null bs=1M count=1 2> "$W/ss.dd" ||
+				echo "dd: $(tail -n 1 "$W/ss.dd")" >> "$W/ss.err"
+			echo "$t0 $(uptime_cs)" >> "$W/ss.reads"
+		done
+	) &
+	reader=$!
+	r=$(vioctl enable "$f")
+	t_end=$(uptime_cs)
+	touch "$W/ss.done"
+	i=0
+	while kill -0 "$reader" 2>/dev/null && [ $i -lt $((READ_LIMIT * 10)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 "$reader" 2>/dev/null; then
+		touch "$W/ss.hung"
+		vt_klog "vtest: 36: a read that began during ENABLE still runs ${READ_LIMIT} s after it"
+		fail "a read of the file that began during ENABLE did not end within $READ_LIMIT s (the kernel log has the blocked tasks once the guest halts)"
+	fi
+	wait "$reader"
+	expect "ENABLE" OK "$r"
+	[ ! -s "$W/ss.err" ] || fail "reads failed: $(head -n 3 "$W/ss.err")"
+	# The window was used: a read began before ENABLE returned and ended
+	# after it (it waited for ENABLE's lock).
+	held=$(awk -v e="$t_end" '$1 < e && $2 > e' "$W/ss.reads" | wc -l)
+	note "reads: $(wc -l < "$W/ss.reads"), held behind ENABLE: $held"
+	[ "$held" -ge 1 ] || fail "no read overlapped the end of ENABLE: the race was not set up"
+	expect "checksum" "$(sum_of "$W/ss.ref")" "$(sum_of "$f")"
+	expect "measure" "$m" "$(measure_of "$f")"
+	fs_umount "$VT_MNT" || fail "umount failed"
+	dm_remove vt-ss || fail "cannot remove the device-mapper device"
+	trap - EXIT
+	fs_check "$VT_DEV" || fail "e2fsck found problems"
+}
+
 if [ "$FS" = ext4 ]; then
 	vt_test 36.01 "ext4: FS_IOC_SETFLAGS clearing the extents flag (chattr -e) of a small verity file is refused; it reads back after remount, fs stays rw" t_noextents
 	vt_test 36.02 "ext4: a non-zero byte after the footer in its block: ENABLE fails EBADMSG, or the file opens and reads after remount" t_post_eof
@@ -431,6 +509,7 @@ if [ "$FS" = ext4 ]; then
 	vt_test 36.08 "ext4: ENABLE of a file migrated to a block map (chattr -e) fails EOPNOTSUPP, unchanged; e2fsck clean" t_set_verity_refused blockmap
 	vt_test 36.09 "ext4: ENABLE of a file with blocks allocated past EOF (fallocate KEEP_SIZE) fails EINVAL, unchanged; e2fsck clean" t_set_verity_refused prealloc
 	vt_test 36.10 "ext4: opening a verity inode left without the extents flag on disk fails EUCLEAN; the filesystem stays rw" t_verity_blockmap_ondisk
+	vt_test 36.11 "ext4: a read that began during ENABLE and sampled the full size reads the metadata pages apart from the data: no hang, right bytes" t_enable_sampled_size
 fi
 if [ "$FS" = f2fs ]; then
 	vt_test 36.04 "f2fs: GC before the first open caches no unverified data: a tampered block moved by GC reads EIO" t_gc
