@@ -244,11 +244,13 @@ tap_merge_boots() {
 # apt_update: refresh apt's package lists (as root).  A mirror caught in
 # the middle of a sync serves index files that do not match its Release file
 # ("File has unexpected size ... Mirror sync in progress?"), and apt-get
-# update then fails for a few minutes: try again, waiting longer each time.
-# If it still fails, go on with the lists apt has (the indexes that did
-# download are used): the installation that follows fails clearly if a
-# package the project needs is missing from them.
-APT_UPDATE_TRIES=5
+# update then fails for a few minutes, or, as seen here for a day and more,
+# on one index the project does not need (the security archive's i386
+# packages): try again, waiting longer each time, then go on with the
+# lists apt has (the indexes that did download are used): the
+# installation that follows fails clearly if a package the project needs
+# is missing from them.
+APT_UPDATE_TRIES=3
 APT_UPDATE_FIRST_WAIT=${APT_UPDATE_FIRST_WAIT:-30}	# seconds; doubled after each failed try
 apt_update() {
 	local try wait=$APT_UPDATE_FIRST_WAIT
