@@ -402,12 +402,30 @@ dm_create() {
 	[ -b "$DM/$1" ] || { echo "dmsetup made no $DM/$1"; return 1; }
 }
 
+# dm_block_table DEVOFF TARGET...: a device-mapper table over all of
+# $VT_DEV, mapped linearly but for the filesystem block at byte DEVOFF,
+# which TARGET (its table words, e.g. "error") maps
+dm_block_table() {
+	_start=$(($1 / BS * BS / 512))
+	_len=$((BS / 512))
+	shift
+	echo "0 $_start linear $VT_DEV 0"
+	echo "$_start $_len $*"
+	echo "$((_start + _len)) $(($(dev_sectors "$VT_DEV") - _start - _len)) linear $VT_DEV $((_start + _len))"
+}
+
 # dm_remove NAME...: remove the device-mapper devices that exist
 dm_remove() {
 	for _n; do
 		[ -b "$DM/$_n" ] || dmsetup info "$_n" > /dev/null 2>&1 || continue
 		dmsetup remove "$_n" || { echo "dmsetup remove $_n failed"; return 1; }
 	done
+}
+
+# now_cs: centiseconds since boot
+now_cs() {
+	_u=$(cut -d' ' -f1 /proc/uptime)
+	echo "${_u%.*}${_u#*.}" | sed 's/^0*//;s/^$/0/'
 }
 
 # vt_klog MSG: a line in the kernel log, with the kernel's timestamp
@@ -447,14 +465,21 @@ vt_show_requests() {
 	done
 }
 
-# vt_halt: show the requests that have not completed, the blocked (D state)
-# tasks and their stacks, and what each CPU is running, on the console;
-# then end the guest at once (no sync: a hung filesystem must not hang it);
-# QEMU runs with -no-reboot, so the reboot ends the VM
-vt_halt() {
+# vt_show_hang: what a hang waits on, on the console: the requests that
+# have not completed, the tasks in uninterruptible and killable sleeps with
+# their stacks (sysrq w), and what each CPU is running (sysrq l).  Also run
+# by vstress (-H) before it kills hung workers, which ends their waits.
+vt_show_hang() {
 	vt_show_requests 2>/dev/null || true
 	echo w > /proc/sysrq-trigger
 	echo l > /proc/sysrq-trigger
+}
+
+# vt_halt: show what a hang waits on (vt_show_hang), then end the guest at
+# once (no sync: a hung filesystem must not hang it); QEMU runs with
+# -no-reboot, so the reboot ends the VM
+vt_halt() {
+	vt_show_hang
 	sleep "$VT_HALT_FLUSH"
 	echo b > /proc/sysrq-trigger
 }

@@ -4,7 +4,7 @@
  * rounds of processes race FS_IOC_ENABLE_VERITY against a second ENABLE and
  * against opens for writing; every outcome is checked as it happens.
  *
- *   vstress [-t SECONDS] [-s SEED] [-w READERS] [-G GRACE] [-n]
+ *   vstress [-t SECONDS] [-s SEED] [-w READERS] [-G GRACE] [-n] [-H COMMAND]
  *           -g FILE:REF [-g FILE:REF ...] [-c FILE:REF:BLOCK]
  *           [-e DIR:TEMPLATE:MEASUREMENT]
  *
@@ -14,10 +14,10 @@
  *               printed, though the interleavings never repeat
  *   -w READERS  readers of each kind on the good files (default 2)
  *   -G GRACE    seconds the workers get after the end to finish (default 60);
- *               one still running then is reported as hung and killed, after
- *               the kernel log got what it waits on (show_hang())
- *   -n          no drop_caches task, and no kernel report of a hang (for
- *               trying vstress outside the VM)
+ *               one still running then is reported as hung and killed
+ *   -n          no drop_caches task (for trying vstress outside the VM)
+ *   -H COMMAND  run by sh -c before hung workers are killed, which ends
+ *               their killable waits: it shows what they wait on
  *
  *   -g FILE:REF a good verity file and a copy of its data (on tmpfs).  Every
  *               reader reads every good file:
@@ -1143,49 +1143,6 @@ struct proc {
 static struct proc procs[MAXPROCS];
 static int nprocs;
 
-/*
- * Before the hung workers are killed, which ends their killable waits: put
- * in the kernel log the block requests of the disks still in flight, the
- * tasks in uninterruptible and killable sleeps with their stacks (sysrq w:
- * the hung workers and whatever holds what they wait for) and what the CPUs
- * are running (sysrq l).
- */
-static void show_hang(void)
-{
-	static const char *const disks[] = { "vda", "vdb" };
-	char path[64], line[256], msg[320];
-	int kmsg = open("/dev/kmsg", O_WRONLY);
-	size_t i;
-
-	for (i = 0; kmsg >= 0 && i < sizeof(disks) / sizeof(disks[0]); i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/sys/block/%s/inflight", disks[i]);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\n")] = 0;
-			snprintf(msg, sizeof(msg),
-				 "vstress: %s: in flight (reads writes): %s",
-				 disks[i], line);
-			if (write(kmsg, msg, strlen(msg)) < 0)
-				break;
-		}
-		fclose(f);
-	}
-	if (kmsg >= 0)
-		close(kmsg);
-	for (i = 0; i < 2; i++) {
-		int fd = open("/proc/sysrq-trigger", O_WRONLY);
-
-		if (fd < 0)
-			break;
-		if (write(fd, i ? "l" : "w", 1) != 1)
-			i = 2;
-		close(fd);
-	}
-}
 static u64 seed;
 
 static void spawn(const char *cat, const char *name, int id, void (*fn)(int))
@@ -1234,7 +1191,7 @@ static int split(char *s, char **f, int n)
 
 static void usage(void)
 {
-	die("usage: vstress [-t SECONDS] [-s SEED] [-w READERS] [-G GRACE] [-n] "
+	die("usage: vstress [-t SECONDS] [-s SEED] [-w READERS] [-G GRACE] [-n] [-H COMMAND] "
 	    "-g FILE:REF ... [-c FILE:REF:BLOCK] [-e DIR:TEMPLATE:MEASUREMENT]");
 }
 
@@ -1256,6 +1213,7 @@ int main(int argc, char **argv)
 {
 	double seconds = 20, grace = 60, t_end;
 	int readers = 2, nodrop = 0, c, i, alive;
+	const char *hang_cmd = NULL;
 	char *f[3];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1264,13 +1222,14 @@ int main(int argc, char **argv)
 	if (sh == MAP_FAILED)
 		die("vstress: mmap: %s", errname(errno));
 	seed = time(NULL) * 7919 + getpid();
-	while ((c = getopt(argc, argv, "t:s:w:G:ng:c:e:")) != -1) {
+	while ((c = getopt(argc, argv, "t:s:w:G:nH:g:c:e:")) != -1) {
 		switch (c) {
 		case 't': seconds = parse_u64(optarg, "seconds"); break;
 		case 's': seed = parse_u64(optarg, "seed"); break;
 		case 'w': readers = parse_u64(optarg, "readers"); break;
 		case 'G': grace = parse_u64(optarg, "grace"); break;
 		case 'n': nodrop = 1; break;
+		case 'H': hang_cmd = optarg; break;
 		case 'g':
 			if (ngood == MAXFILES || split(optarg, f, 2))
 				usage();
@@ -1359,8 +1318,10 @@ int main(int argc, char **argv)
 		if (alive)
 			sleep_us(50000);
 	} while (alive && now() - t_end < grace);
-	if (alive && !nodrop)
-		show_hang();
+	if (alive && hang_cmd && system(hang_cmd) != 0) {
+		who = "main";
+		bad("the hang report '%s' failed", hang_cmd);
+	}
 	for (i = 0; i < nprocs; i++) {
 		if (!procs[i].pid)
 			continue;

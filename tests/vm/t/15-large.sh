@@ -29,11 +29,6 @@ g_setup() {
 }
 vt_setup g_setup
 
-now_cs() {	# centiseconds since boot
-	_u=$(cut -d' ' -f1 /proc/uptime)
-	echo "${_u%.*}${_u#*.}" | sed 's/^0*//;s/^$/0/'
-}
-
 enable_ok() {	# FILE
 	r=$(vioctl enable "$1")
 	expect "FS_IOC_ENABLE_VERITY $1" OK "$r"

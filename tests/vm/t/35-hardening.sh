@@ -285,13 +285,8 @@ t_tree_read_fault() {
 	t=$(raw_target "$D/tf" $(((FAULT_BLOCKS + 1) * BS))) || fail "$t"
 	expect "ENABLE" OK "$(vioctl enable "$D/tf")"
 	sync
-	start=$((${t%%:*} / 512))
-	len=$((BS / 512))
-	rest=$(($(dev_sectors "$VT_DEV") - start - len))
 	ok_table="0 $(dev_sectors "$VT_DEV") linear $VT_DEV 0"
-	bad_table="0 $start linear $VT_DEV 0
-$start $len error
-$((start + len)) $rest linear $VT_DEV $((start + len))"
+	bad_table=$(dm_block_table "${t%%:*}" error)
 	trap 'fs_umount "$VT_MNT"; dm_remove vt-tf; fs_fresh > /dev/null; mkdir -p "$D"' EXIT
 	fs_umount "$VT_MNT" || fail "umount failed"
 	dm_create vt-tf "$bad_table" || fail "cannot map the error target"

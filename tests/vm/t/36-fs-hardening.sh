@@ -436,11 +436,6 @@ t_cpdisable() {
 # changes (ext4_verity_check_tail()): a dm-delay target over that block
 # holds the read for ENABLE_DELAY_MS, and meanwhile a reader reads the file
 # from its start in a loop, the page cache emptied before each read.
-# uptime_cs: the time since boot, in hundredths of a second
-uptime_cs() {
-	awk '{ printf "%d\n", $1 * 100 }' /proc/uptime
-}
-
 ENABLE_DELAY_MS=3000	# each read of the file's last block
 READ_LIMIT=20		# seconds the reads get after ENABLE, under the 30 s
 			# after which a task blocked in the kernel panics the guest
@@ -451,12 +446,7 @@ t_enable_sampled_size() {
 	fh_fresh
 	fh_setup ss $((6 * BS - 100)) 68
 	p=$(physoff "$f" $((full - 1))) || fail "physoff failed"
-	start=$((p / BS * BS / 512))
-	len=$((BS / 512))
-	rest=$(($(dev_sectors "$VT_DEV") - start - len))
-	table="0 $start linear $VT_DEV 0
-$start $len delay $VT_DEV $start $ENABLE_DELAY_MS
-$((start + len)) $rest linear $VT_DEV $((start + len))"
+	table=$(dm_block_table "$p" delay "$VT_DEV" $((p / BS * BS / 512)) "$ENABLE_DELAY_MS")
 	# A read that hangs keeps its pages locked: then nothing unmounts.
 	trap '[ -e "$W/ss.hung" ] || { fs_umount "$VT_MNT"; dm_remove vt-ss; }' EXIT
 	fs_umount "$VT_MNT" || fail "umount failed"
@@ -466,15 +456,15 @@ $((start + len)) $rest linear $VT_DEV $((start + len))"
 	(
 		while [ ! -e "$W/ss.done" ]; do
 			echo 1 > /proc/sys/vm/drop_caches
-			t0=$(uptime_cs)
+			t0=$(now_cs)
 			dd if="$f" of=/dev/null bs=1M count=1 2> "$W/ss.dd" ||
 				echo "dd: $(tail -n 1 "$W/ss.dd")" >> "$W/ss.err"
-			echo "$t0 $(uptime_cs)" >> "$W/ss.reads"
+			echo "$t0 $(now_cs)" >> "$W/ss.reads"
 		done
 	) &
 	reader=$!
 	r=$(vioctl enable "$f")
-	t_end=$(uptime_cs)
+	t_end=$(now_cs)
 	touch "$W/ss.done"
 	i=0
 	while kill -0 "$reader" 2>/dev/null && [ $i -lt $((READ_LIMIT * 10)) ]; do

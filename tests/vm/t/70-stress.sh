@@ -99,7 +99,12 @@ st_run() {
 	for n in g1 g2 g3; do
 		set -- "$@" -g "$D/$n:$W/$n.ref"
 	done
-	[ "${VSTRESS_NODROP:-0}" = 1 ] && set -- "$@" -n
+	# Outside the VM (dryrun.sh): no drop_caches task, no sysrq
+	if [ "${VSTRESS_NODROP:-0}" = 1 ]; then
+		set -- "$@" -n
+	else
+		set -- "$@" -H ". $VT_DIR/lib.sh && vt_show_hang"
+	fi
 	vstress -t "$SECS" -s "$SEED" "$@" -c "$D/bad:$W/bad.ref:$K" \
 		-e "$D/race:$W/tmpl:$(cat "$W/tmpl.meas")" > "$W/vstress.log" 2>&1
 	echo $? > "$W/rc"
