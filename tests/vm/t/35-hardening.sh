@@ -8,8 +8,9 @@
 # opens never read the metadata past the data size; require_signatures also
 # refuses inodes already in the cache; a random read brings in one tree page
 # per level and no metadata page; an extension length near 2^32 is refused;
-# read errors at the first open and during reads, and of a tree page in the
-# verification worker, give EIO, never wrong bytes.
+# read errors at the first open and during reads, of a tree page in the
+# verification worker, and of a descriptor page other than the footer's,
+# give EIO, never wrong bytes.
 #
 # Page-cache contents are observed through the filemap trace events
 # (mm_filemap_add_to_page_cache / mm_filemap_delete_from_page_cache), I/O
@@ -301,6 +302,42 @@ t_tree_read_fault() {
 	expect "measure" "$(cat "$W/tf.meas")" "$(vioctl measure "$D/tf")"
 }
 
+# A descriptor region of more than a page (a salt of DR_SALT bytes), its
+# first page unreadable (dm error target) while the footer's page, the
+# next one, reads: the first open fails EIO where the descriptor is read,
+# never with a wrong measurement, and once the sectors work again the same
+# file opens, reads and measures right.
+DR_SALT=4200
+t_desc_read_fault() {
+	need_cmd dmsetup
+	need_helpers
+	need_fsverity
+	gen $((8 * BS)) 359 > "$D/dr" || fail "cannot write $D/dr"
+	gen $((8 * BS)) 359 > "$W/dr.ref"
+	salt=$(head -c "$DR_SALT" /dev/urandom | od -An -v -tx1 | tr -d ' \n')
+	setup_measure "$D/dr" --salt="$salt" > "$W/dr.meas" || fail "fsverity setup $D/dr failed"
+	set -- $(desc_offset "$D/dr")
+	[ $# -eq 2 ] || fail "cannot find the descriptor of $D/dr"
+	expect "descriptor page before the footer's page" $(($1 / BS + 1)) $((($2 - 1) / BS))
+	t=$(raw_target "$D/dr" "$1") || fail "$t"
+	expect "ENABLE" OK "$(vioctl enable "$D/dr")"
+	sync
+	ok_table="0 $(dev_sectors "$VT_DEV") linear $VT_DEV 0"
+	bad_table=$(dm_block_table "${t%%:*}" error)
+	trap 'fs_umount "$VT_MNT"; dm_remove vt-dr; fs_fresh > /dev/null; mkdir -p "$D"' EXIT
+	fs_umount "$VT_MNT" || fail "umount failed"
+	dm_create vt-dr "$bad_table" || fail "cannot map the error target"
+	fs_mount "$DM/vt-dr" "$VT_MNT" noatime || fail "cannot mount $DM/vt-dr"
+	expect "first open while the descriptor's first page fails" EIO "$(vioctl open "$D/dr" r)"
+	expect "open again, the page still failing" EIO "$(vioctl open "$D/dr" r)"
+	{ dmsetup suspend vt-dr && dmsetup load vt-dr --table "$ok_table" &&
+		dmsetup resume vt-dr; } || fail "cannot map the disk back"
+	expect "open once the disk works" OK "$(vioctl open "$D/dr" r)"
+	expect "reads once the disk works" "blocks=8 ok=8 eio=0 mismatch=0 other=0 bad=- eof=0" \
+		"$(rdtest blocks "$D/dr" "$W/dr.ref")"
+	expect "measure" "$(cat "$W/dr.meas")" "$(vioctl measure "$D/dr")"
+}
+
 # The info of a verity inode and its data i_size must be published together:
 # a first open racing with others must never read past the data size.
 t_race_first_open() {
@@ -380,3 +417,4 @@ vt_test 35.06 "$H require_signatures=1 refuses an unsigned file whose inode is s
 vt_test 35.07 "$H a read of one block brings in its tree path only: no level-0 readahead, no metadata page" t_random_read_tree_pages
 vt_test 35.08 "$H a signature extension length within 8 of 2^32 fails EBADMSG, file unchanged" t_ext_len_wrap
 vt_test 35.09 "$H a level-0 tree page whose sectors fail (dm error target): its 128 blocks EIO, never a wrong byte, the rest read; all once it works" t_tree_read_fault
+vt_test 35.10 "$H a first open whose descriptor page before the footer's fails (dm error target): EIO; opens, reads and measures once it works" t_desc_read_fault
