@@ -8,7 +8,8 @@
 # concurrency group on a two-CPU guest (1 min), the low-memory boot (make
 # lowmem, 1.5 min), the crash-consistency boots (make crash, 1 min), the
 # 32-bit guest (make i386: 9 min with its kernel in ccache, 21 without),
-# the core groups on the debug kernel (make debug) and
+# the core groups on the debug kernel (make debug), the suite on the
+# coverage kernel (make coverage: 10 min, its kernel mostly from ccache) and
 # make bisect, which builds every patch of the series and the config
 # variants (26 minutes from scratch, seconds when nothing changed) and
 # ends with the cross-kernel boots (make coexist, 1 min).  Each
@@ -138,6 +139,10 @@ if [ "${CHECK_ALL:-0}" = 1 ]; then
 	run_part debug-smp env FLAVOR=debug VTEST_TIMEOUT_SCALE=4 VTEST_SPLIT=0 VTEST_SMP=2 \
 		BOOT_TAG=debug-smp VTEST_CMDLINE="vtest.groups=20,70${VTEST_CMDLINE:+ $VTEST_CMDLINE}" \
 		"$ROOT/scripts/boot.sh" test
+	# The coverage kernel (gcov on fs/verity and the series' ext4/f2fs
+	# files: build/coverage, its own build) and the whole suite on it:
+	# every line of fs/verity left must be listed with why.
+	run_part coverage "$ROOT/scripts/coverage.sh"
 	run_part bisect "$ROOT/scripts/bisect.sh"
 fi
 
