@@ -273,6 +273,26 @@ t_read_fault() {
 	expect "measure" "$(cat "$W/rf.meas")" "$(vioctl measure "$D/rf")"
 }
 
+# fail_block NAME DEVOFF: enable $D/NAME, then mount the filesystem again
+# on $DM/vt-NAME, a device-mapper table over $VT_DEV whose filesystem block
+# at byte DEVOFF fails every request (the error target); heal_block NAME
+# maps that block back.  However the test ends, the device goes and the
+# next test gets a fresh filesystem.
+fail_block() {
+	need_cmd dmsetup
+	expect "ENABLE" OK "$(vioctl enable "$D/$1")"
+	sync
+	trap "fs_umount \"\$VT_MNT\"; dm_remove vt-$1; fs_fresh > /dev/null; mkdir -p \"\$D\"" EXIT
+	fs_umount "$VT_MNT" || fail "umount failed"
+	dm_create "vt-$1" "$(dm_block_table "$2" error)" || fail "cannot map the error target"
+	fs_mount "$DM/vt-$1" "$VT_MNT" noatime || fail "cannot mount $DM/vt-$1"
+}
+heal_block() {
+	{ dmsetup suspend "vt-$1" &&
+		dmsetup load "vt-$1" --table "0 $(dev_sectors "$VT_DEV") linear $VT_DEV 0" &&
+		dmsetup resume "vt-$1"; } || fail "cannot map the disk back"
+}
+
 # A level-0 tree page whose sectors fail to read while the data reads
 # fine: a device-mapper table over the scratch disk maps the error target
 # onto that page.  The page is read where the data read is submitted and
@@ -281,22 +301,13 @@ t_read_fault() {
 # the sectors work again the same file reads right.
 # Layout: data 0-300, root 301, level 0 302-304, descriptor 305.
 t_tree_read_fault() {
-	need_cmd dmsetup
 	mk_setup tf $(((FAULT_BLOCKS - 1) * BS + 1000)) 358
 	t=$(raw_target "$D/tf" $(((FAULT_BLOCKS + 1) * BS))) || fail "$t"
-	expect "ENABLE" OK "$(vioctl enable "$D/tf")"
-	sync
-	ok_table="0 $(dev_sectors "$VT_DEV") linear $VT_DEV 0"
-	bad_table=$(dm_block_table "${t%%:*}" error)
-	trap 'fs_umount "$VT_MNT"; dm_remove vt-tf; fs_fresh > /dev/null; mkdir -p "$D"' EXIT
-	fs_umount "$VT_MNT" || fail "umount failed"
-	dm_create vt-tf "$bad_table" || fail "cannot map the error target"
-	fs_mount "$DM/vt-tf" "$VT_MNT" noatime || fail "cannot mount $DM/vt-tf"
+	fail_block tf "${t%%:*}"
 	expect "reads while level-0 page 0 fails" \
 		"blocks=$FAULT_BLOCKS ok=$((FAULT_BLOCKS - 128)) eio=128 mismatch=0 other=0 bad=0-127 eof=0" \
 		"$(rdtest blocks "$D/tf" "$W/tf.ref")"
-	{ dmsetup suspend vt-tf && dmsetup load vt-tf --table "$ok_table" &&
-		dmsetup resume vt-tf; } || fail "cannot map the disk back"
+	heal_block tf
 	drop_caches
 	expect "reads once the disk works" "$FAULT_OK" "$(rdtest blocks "$D/tf" "$W/tf.ref")"
 	expect "measure" "$(cat "$W/tf.meas")" "$(vioctl measure "$D/tf")"
@@ -309,7 +320,6 @@ t_tree_read_fault() {
 # file opens, reads and measures right.
 DR_SALT=4200
 t_desc_read_fault() {
-	need_cmd dmsetup
 	need_helpers
 	need_fsverity
 	gen $((8 * BS)) 359 > "$D/dr" || fail "cannot write $D/dr"
@@ -320,18 +330,10 @@ t_desc_read_fault() {
 	[ $# -eq 2 ] || fail "cannot find the descriptor of $D/dr"
 	expect "descriptor page before the footer's page" $(($1 / BS + 1)) $((($2 - 1) / BS))
 	t=$(raw_target "$D/dr" "$1") || fail "$t"
-	expect "ENABLE" OK "$(vioctl enable "$D/dr")"
-	sync
-	ok_table="0 $(dev_sectors "$VT_DEV") linear $VT_DEV 0"
-	bad_table=$(dm_block_table "${t%%:*}" error)
-	trap 'fs_umount "$VT_MNT"; dm_remove vt-dr; fs_fresh > /dev/null; mkdir -p "$D"' EXIT
-	fs_umount "$VT_MNT" || fail "umount failed"
-	dm_create vt-dr "$bad_table" || fail "cannot map the error target"
-	fs_mount "$DM/vt-dr" "$VT_MNT" noatime || fail "cannot mount $DM/vt-dr"
+	fail_block dr "${t%%:*}"
 	expect "first open while the descriptor's first page fails" EIO "$(vioctl open "$D/dr" r)"
 	expect "open again, the page still failing" EIO "$(vioctl open "$D/dr" r)"
-	{ dmsetup suspend vt-dr && dmsetup load vt-dr --table "$ok_table" &&
-		dmsetup resume vt-dr; } || fail "cannot map the disk back"
+	heal_block dr
 	expect "open once the disk works" OK "$(vioctl open "$D/dr" r)"
 	expect "reads once the disk works" "blocks=8 ok=8 eio=0 mismatch=0 other=0 bad=- eof=0" \
 		"$(rdtest blocks "$D/dr" "$W/dr.ref")"
