@@ -85,7 +85,7 @@ debug: patch initramfs ## build the debug kernel (KASAN, UBSAN, lockdep, kmemlea
 selftest: kernel initramfs ## boot deliberately broken runs: the harness must reject each
 	@$(S)/selftest.sh
 
-# CHECK_ALL=1 adds distro-build, smp-stress, lowmem, crash, i386, debug and bisect (CI does).
+# CHECK_ALL=1 adds distro-build, lowmem, crash, i386, debug, coverage and bisect (CI does).
 check: kernel initramfs ## host tests, review checks, self-test, the suite in QEMU (CHECK_ALL=1: all)
 	@$(S)/check.sh
 

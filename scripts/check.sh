@@ -5,7 +5,7 @@
 # filesystem, 5000 in CI); with CHECK_ALL=1 (CI sets it) also the longer
 # parts: the Debian-config build against the pristine tree's (make
 # distro-build, 6.5 min from scratch, 1 min when little changed), the
-# concurrency group on a two-CPU guest (1 min), the low-memory boot (make
+# low-memory boot (make
 # lowmem, 1.5 min), the crash-consistency boots (make crash, 1 min), the
 # 32-bit guest (make i386: 9 min with its kernel in ccache, 21 without),
 # the core groups on the debug kernel (make debug), the suite on the
@@ -121,12 +121,12 @@ run_part "$VM_PART" env VTEST_CMDLINE="vfuzz.cases=$fuzz${VTEST_CMDLINE:+ $VTEST
 	"$ROOT/scripts/boot.sh" test
 if [ "${CHECK_ALL:-0}" = 1 ]; then
 	run_part distro-build "$ROOT/scripts/distro-build.sh"
-	# The split suite gives each guest one CPU; the concurrency group
-	# runs again on two, where readers, ENABLE and drop_caches really run
-	# at the same time, and so does the corruption group, whose large
-	# bios two CPUs verify in parts.
-	run_part smp-stress env VTEST_SPLIT=0 VTEST_SMP=2 BOOT_TAG=smp-stress \
-		VTEST_CMDLINE="vtest.groups=20,70${VTEST_CMDLINE:+ $VTEST_CMDLINE}" "$ROOT/scripts/boot.sh" test
+	# The split suite gives each guest one CPU; the concurrency group runs
+	# again on two, where readers, ENABLE and drop_caches really run at the
+	# same time, and so does the corruption group, whose large bios two
+	# CPUs verify in parts: in the coverage part below (its kernel is the
+	# test kernel with gcov on fs/verity and the series' files) and on the
+	# debug kernel.
 	run_part low-memory "$ROOT/scripts/lowmem.sh"
 	run_part crash "$ROOT/scripts/crash.sh"
 	# The 32-bit kernel with highmem (build/obj-i386, its own build).
@@ -140,8 +140,9 @@ if [ "${CHECK_ALL:-0}" = 1 ]; then
 		BOOT_TAG=debug-smp VTEST_CMDLINE="vtest.groups=20,70${VTEST_CMDLINE:+ $VTEST_CMDLINE}" \
 		"$ROOT/scripts/boot.sh" test
 	# The coverage kernel (gcov on fs/verity and the series' ext4/f2fs
-	# files: build/coverage, its own build) and the whole suite on it:
-	# every line of fs/verity left must be listed with why.
+	# files: build/coverage, its own build), the whole suite on it, then
+	# groups 20 and 70 on two CPUs: every line of fs/verity left must be
+	# listed with why.
 	run_part coverage "$ROOT/scripts/coverage.sh"
 	run_part bisect "$ROOT/scripts/bisect.sh"
 fi

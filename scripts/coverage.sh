@@ -123,9 +123,10 @@ start=$(date +%s)
 cmdline="${VTEST_CMDLINE:+$VTEST_CMDLINE }vfuzz.seed=${COVERAGE_FUZZ_SEED:-1}"
 VTEST_CMDLINE=$cmdline VTEST_GCOV_DIR=$gdisks KOBJ=$COBJ \
 	"$ROOT/scripts/boot.sh" test >"$COV/suite.log" 2>&1 || suite_ok=0
-# Then, as make check's smp-stress part does, the corruption and the
-# concurrency groups in one guest of two CPUs: large bios verified in parts
-# by both CPUs, which a guest of one CPU never does.
+# Then the corruption and the concurrency groups in one guest of two CPUs
+# (make check's only such boot but for the debug kernel's): large bios
+# verified in parts by both CPUs, which a guest of one CPU never does, and
+# readers, ENABLE and drop_caches running at the same time.
 VTEST_CMDLINE="$cmdline vtest.groups=$COVERAGE_SMP_GROUPS" VTEST_SPLIT=0 VTEST_SMP=2 \
 	BOOT_TAG=coverage-smp VTEST_GCOV_DIR=$gdisks KOBJ=$COBJ \
 	"$ROOT/scripts/boot.sh" test >"$COV/suite-smp.log" 2>&1 || suite_ok=0

@@ -125,7 +125,7 @@ tap_closing() {
 # ID the test's ID with its prefix (ext4/20.06); '#' starts a comment.
 EXPECTED_SKIPS=${EXPECTED_SKIPS:-$ROOT/tests/expected-skips.txt}
 # boot_kind: the kind of a boot, as EXPECTED_SKIPS names it: BOOT_TAG when
-# it is set (lowmem, smp-stress, bisect-no-signatures, selftest-CASE...),
+# it is set (lowmem, coverage-smp, bisect-no-signatures, selftest-CASE...),
 # otherwise FLAVOR (test, i386, debug)
 boot_kind() {
 	echo "${BOOT_TAG:-$FLAVOR}"
