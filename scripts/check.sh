@@ -121,12 +121,6 @@ run_part "$VM_PART" env VTEST_CMDLINE="vfuzz.cases=$fuzz${VTEST_CMDLINE:+ $VTEST
 	"$ROOT/scripts/boot.sh" test
 if [ "${CHECK_ALL:-0}" = 1 ]; then
 	run_part distro-build "$ROOT/scripts/distro-build.sh"
-	# The split suite gives each guest one CPU; the concurrency group runs
-	# again on two, where readers, ENABLE and drop_caches really run at the
-	# same time, and so does the corruption group, whose large bios two
-	# CPUs verify in parts: in the coverage part below (its kernel is the
-	# test kernel with gcov on fs/verity and the series' files) and on the
-	# debug kernel.
 	run_part low-memory "$ROOT/scripts/lowmem.sh"
 	run_part crash "$ROOT/scripts/crash.sh"
 	# The 32-bit kernel with highmem (build/obj-i386, its own build).
@@ -139,10 +133,12 @@ if [ "${CHECK_ALL:-0}" = 1 ]; then
 	run_part debug-smp env FLAVOR=debug VTEST_TIMEOUT_SCALE=4 VTEST_SPLIT=0 VTEST_SMP=2 \
 		BOOT_TAG=debug-smp VTEST_CMDLINE="vtest.groups=20,70${VTEST_CMDLINE:+ $VTEST_CMDLINE}" \
 		"$ROOT/scripts/boot.sh" test
-	# The coverage kernel (gcov on fs/verity and the series' ext4/f2fs
-	# files: build/coverage, its own build), the whole suite on it, then
-	# groups 20 and 70 on two CPUs: every line of fs/verity left must be
-	# listed with why.
+	# The coverage kernel (the test kernel with gcov on fs/verity and the
+	# series' ext4/f2fs files: build/coverage, its own build), the whole
+	# suite on it, then groups 20 and 70 again on two CPUs (the split
+	# suite gives each guest one), where readers, ENABLE and drop_caches
+	# really run at the same time and large bios are verified in parts:
+	# every line of fs/verity left must be listed with why.
 	run_part coverage "$ROOT/scripts/coverage.sh"
 	run_part bisect "$ROOT/scripts/bisect.sh"
 fi
