@@ -4,8 +4,8 @@
 #
 # Step k (0..N) applies the first k patches to build/bisect/linux, a
 # hard-linked copy of the pristine tree (build/linux and its kernel stay
-# untouched), and builds vmlinux in build/bisect/obj from configs/test.config
-# plus configs/bisect.config.  Options that the tree at step k does not
+# untouched), and builds vmlinux from configs/test.config plus
+# configs/bisect.config.  Options that the tree at step k does not
 # define yet are left out of its config (CONFIG_FS_VERITY before patch 2,
 # CONFIG_EXT4_FS_VERITY before the ext4 patch, ...) and listed.  Step 0, the
 # pristine tree, gives the baseline warnings; any other warning fails its
@@ -14,7 +14,12 @@
 # must fail to enable with a clear log message), and with the ext4 and f2fs
 # verity options off.
 #
-# Every build is incremental in the one build folder and uses ccache.  A
+# Every build is incremental and uses ccache.  The builds with
+# CONFIG_FS_VERITY set share one build folder (build/bisect/obj), those
+# without it another (build/bisect/obj-no-fs-verity): fs.h tests the option
+# in struct inode and struct super_block, so each change of it recompiles
+# most of the kernel, and the steps would otherwise change it three times
+# (off at patch 1, on at patch 2, off and on again in the variants).  A
 # build whose inputs (the patches applied, the config fragment, the pristine
 # tree, the compiler) equal those of its last run is reported from that run
 # instead of being redone, and says so.
@@ -25,7 +30,11 @@ set -euo pipefail
 
 BISECT=$BUILD/bisect
 tree=$BISECT/linux
-obj=$BISECT/obj
+# The build folders: with CONFIG_FS_VERITY set, and without it.  $obj is
+# the one of the last build (the no-signature kernel boots from it).
+obj_verity=$BISECT/obj
+obj_no_verity=$BISECT/obj-no-fs-verity
+obj=$obj_verity
 results=$BISECT/results
 # The kernels scripts/coexist.sh boots (its defaults)
 pristine_kernel=$BISECT/pristine.bzImage
@@ -89,6 +98,7 @@ build() {
 	SERIES_UPTO=$upto LINUX_TREE=$tree "$ROOT/scripts/patch.sh" 2>"$log" ||
 		{ built=FAIL; return; }
 	fragment "$tree" "$variant" >"$frag" 2>>"$log"
+	if grep -q '^CONFIG_FS_VERITY=y$' "$frag"; then obj=$obj_verity; else obj=$obj_no_verity; fi
 	key=$( {
 		cat "$BUILD/pristine.version" "$frag"
 		echo "$compiler $target"
