@@ -326,6 +326,63 @@ t_corrupt_sig() {
 	return 0
 }
 
+# stat_first NAME: after a remount, stat() the file (which on f2fs sets up
+# its metadata to report the data size): st_size is the data size, and
+# stat() says nothing about the signature, which waits for the open
+stat_first() {
+	fs_remount || fail "remount failed"
+	klog_mark
+	expect "st_size of the verity file before its first open" \
+		"$(fsize "$W/$1.orig")" "$(fsize "$D/$1")"
+	if klog_new | grep -i 'signature\|keyring'; then
+		fail "stat() of the file checked its signature (kernel log above)"
+	fi
+	return 0
+}
+
+t_stat_bad_sig() {
+	sig_need
+	mk sbs $SZ 72
+	sig_setup "$D/sbs" trusted > /dev/null || fail "signed setup failed"
+	sync
+	set -- $(vsig where "$D/sbs")
+	[ $# -eq 2 ] || fail "vsig where failed"
+	damage sbs $(($1 + $2 - 1))
+	stat_first sbs
+	klog_mark
+	r=$(vioctl open "$D/sbs" r)
+	klog_new
+	expect_one_of "open(O_RDONLY) after stat() of a file whose signature was altered" "$r" \
+		EKEYREJECTED EBADMSG
+	klog_new | grep -q -i 'signature' || fail "the failed open logged nothing about the signature"
+	expect "second open (the signature checked again)" "$r" "$(vioctl open "$D/sbs" r)"
+	rdtest blocks "$D/sbs" "$W/sbs.orig" | grep -q '^open:' || fail "reading succeeded"
+	return 0
+}
+
+# The certificate "late" is trusted for the ENABLE, then taken out of the
+# keyring: the opens fail until it is added back
+t_sig_key_back() {
+	sig_need trusted late
+	kr=$(sig_keyring_id) || fail "no .fs-verity keyring"
+	trap 'keyctl unlink "$kid" "$kr" > /dev/null 2>&1' EXIT
+	kid=$(keyctl padd asymmetric '' "$kr" < "$VT_KEYS/late.der") || fail "keyctl padd failed"
+	mk skb $SZ 73
+	m=$(sig_setup "$D/skb" late) || fail "signed setup failed"
+	expect "ENABLE while the certificate is trusted" OK "$(vioctl enable "$D/skb")"
+	keyctl unlink "$kid" "$kr" > /dev/null || fail "keyctl unlink $kid $kr failed"
+	stat_first skb
+	expect "open once the certificate is out of the keyring" ENOKEY "$(vioctl open "$D/skb" r)"
+	expect "open again" ENOKEY "$(vioctl open "$D/skb" r)"
+	kid=$(keyctl padd asymmetric '' "$kr" < "$VT_KEYS/late.der") || fail "keyctl padd (again) failed"
+	expect "open once the certificate is back" OK "$(vioctl open "$D/skb" r)"
+	expect "contents" "$(sum_of "$W/skb.orig")" "$(sum_of "$D/skb")"
+	expect "measure" "$m" "$(vioctl measure "$D/skb")"
+	keyctl unlink "$kid" "$kr" > /dev/null || fail "keyctl unlink $kid $kr failed"
+	expect "open with the certificate out again, the signature found valid before" OK \
+		"$(vioctl open "$D/skb" r)"
+}
+
 # ------------------------------ a kernel without builtin signature support
 #
 # 'make bisect' boots a kernel built with CONFIG_FS_VERITY_BUILTIN_SIGNATURES=n
@@ -385,5 +442,7 @@ vt_test 50.16 "$S require_signatures=1: unsigned file fails ENABLE EBADMSG (unch
 vt_test 50.17 "$S require_signatures=1: unsigned verity file fails open EBADMSG after drop_caches and remount, signed one works" t_require_open
 vt_test 50.18 "$S signed file with a flipped data byte on disk: opens, measures, that block fails EIO, the rest reads" t_corrupt_data
 vt_test 50.19 "$S signature altered on disk after ENABLE: the next open (after remount) fails" t_corrupt_sig
+vt_test 50.20 "$S signature altered on disk: stat() shows the data size and leaves the signature to the open, which fails, again at the next open" t_stat_bad_sig
+vt_test 50.21 "$S signer's certificate taken out of the keyring: opens fail ENOKEY until it is back, then the file opens, reads and measures" t_sig_key_back
 vt_listing || { [ ! -e "$VT_REQSIG" ] || echo 0 > "$VT_REQSIG"; }
 exit 0
