@@ -307,15 +307,21 @@ t_corrupt_data() {
 	return 0
 }
 
-t_corrupt_sig() {
+# sig_damaged NAME SEED: a signed verity file $D/NAME whose signature has
+# been altered on the disk after ENABLE
+sig_damaged() {
 	sig_need
-	mk cs $SZ 69
-	sig_setup "$D/cs" trusted > /dev/null || fail "signed setup failed"
+	mk "$1" $SZ "$2"
+	sig_setup "$D/$1" trusted > /dev/null || fail "signed setup failed"
 	sync
-	set -- $(vsig where "$D/cs")
-	[ $# -eq 2 ] || fail "vsig where failed"
+	set -- "$1" $(vsig where "$D/$1")
+	[ $# -eq 3 ] || fail "vsig where failed"
 	# the last byte of the message: inside the RSA signature value
-	damage cs $(($1 + $2 - 1))
+	damage "$1" $(($2 + $3 - 1))
+}
+
+t_corrupt_sig() {
+	sig_damaged cs 69
 	klog_mark
 	r=$(vioctl open "$D/cs" r)
 	klog_new
@@ -341,13 +347,7 @@ stat_first() {
 }
 
 t_stat_bad_sig() {
-	sig_need
-	mk sbs $SZ 72
-	sig_setup "$D/sbs" trusted > /dev/null || fail "signed setup failed"
-	sync
-	set -- $(vsig where "$D/sbs")
-	[ $# -eq 2 ] || fail "vsig where failed"
-	damage sbs $(($1 + $2 - 1))
+	sig_damaged sbs 72
 	stat_first sbs
 	klog_mark
 	r=$(vioctl open "$D/sbs" r)
