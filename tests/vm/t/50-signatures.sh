@@ -334,7 +334,9 @@ t_corrupt_sig() {
 
 # stat_first NAME: after a remount, stat() the file (which on f2fs sets up
 # its metadata to report the data size): st_size is the data size, and
-# stat() says nothing about the signature, which waits for the open
+# stat() says nothing about the signature, which waits for the open (the
+# kernel's fs-verity messages are rate-limited: the log may miss one, so
+# st_size is what proves it)
 stat_first() {
 	fs_remount || fail "remount failed"
 	klog_mark
@@ -354,7 +356,6 @@ t_stat_bad_sig() {
 	klog_new
 	expect_one_of "open(O_RDONLY) after stat() of a file whose signature was altered" "$r" \
 		EKEYREJECTED EBADMSG
-	klog_new | grep -q -i 'signature' || fail "the failed open logged nothing about the signature"
 	expect "second open (the signature checked again)" "$r" "$(vioctl open "$D/sbs" r)"
 	rdtest blocks "$D/sbs" "$W/sbs.orig" | grep -q '^open:' || fail "reading succeeded"
 	return 0
