@@ -134,6 +134,13 @@ run_secs=$(($(date +%s) - start))
 fi
 suite="the suite: $(closing_line "$LOGS/results-coverage-test.log")"
 suite+="; groups $COVERAGE_SMP_GROUPS on two CPUs: $(closing_line "$LOGS/results-coverage-smp.log")"
+# A run with a failure, or without its closing line, fails the check (also
+# when COVERAGE_REPORT_ONLY=1 reports an earlier run)
+for log in "$LOGS/results-coverage-test.log" "$LOGS/results-coverage-smp.log"; do
+	closing=$(closing_line "$log")
+	read -r _ failed _ < <(closing_counts "${closing:-0 passed, 1 failed}")
+	[ "$failed" -eq 0 ] || suite_ok=0
+done
 info "$suite, in $run_secs s (build/coverage/suite.log, suite-smp.log)"
 
 # 4. The counters of each guest, next to the build's .gcno files, through
@@ -388,8 +395,10 @@ awk -F'\t' -v tree="$CTREE" -v lines_out="$COV/lines-counted.tsv" '
 # with " [N]" when the function has the same text more than once, as in the
 # summary), one line each: VERDICT WHERE FUNCTION TEXT, VERDICT one of
 # reached, exempt, UNLISTED (not reached, not listed), STALE (an entry
-# whose lines all ran, or that matches no line of COUNTED) and BAD (an
-# entry that is not FILE | FUNCTION | TEXT | WHY).
+# whose lines all ran, or that matches no line of COUNTED), RACED (an
+# entry whose WHY starts with "race:" and whose lines ran this time: the
+# race it names happened, which the list allows) and BAD (an entry that is
+# not FILE | FUNCTION | TEXT | WHY).
 verdict() {
 	[ -f "$1" ] || die "no ${1#"$ROOT"/}"
 	awk '
@@ -400,6 +409,7 @@ verdict() {
 		if (n < 4 || trim(a[4]) == "") { print "BAD\t" FILENAME ":" FNR "\t-\t" $0; next }
 		k = trim(a[1]) "\t" trim(a[2]) "\t" trim(a[3])
 		ex[k] = FNR
+		if (trim(a[4]) ~ /^race:/) racy[k] = 1
 		next
 	}
 	{
@@ -413,7 +423,7 @@ verdict() {
 		for (k in ex) {
 			split(k, c, "\t")
 			if (!(k in seen)) print "STALE\t" c[1] "\t" c[2] "\t" c[3] "  (no such line: entry of line " ex[k] ")"
-			else if (!(k in open_)) print "STALE\t" c[1] "\t" c[2] "\t" c[3] "  (it ran: entry of line " ex[k] ")"
+			else if (!(k in open_)) print (k in racy ? "RACED" : "STALE") "\t" c[1] "\t" c[2] "\t" c[3] "  (it ran: entry of line " ex[k] ")"
 		}
 	}' "$1" "$2"
 }
@@ -446,7 +456,8 @@ lines_explained=0
 	echo "  listed $n_lines_listed (tests/coverage-unreached.txt), not listed $n_lines_unlisted, stale entries $n_lines_stale"
 	awk -F'\t' -v ev="$ev" '$1 == "UNLISTED" { printf "  %s, not listed: %s %s: %s\n",
 			FILENAME == ev ? "error exit not reached" : "line not run", $2, $3, $4 }
-		$1 == "STALE" || $1 == "BAD" { printf "  %s entry: %s %s: %s\n", $1, $2, $3, $4 }' "$ev" "$lv"
+		$1 == "STALE" || $1 == "BAD" { printf "  %s entry: %s %s: %s\n", $1, $2, $3, $4 }
+		$1 == "RACED" { printf "  entry of a race that happened this time: %s %s: %s\n", $2, $3, $4 }' "$ev" "$lv"
 	echo
 	goals_before=$goals_ok
 	goal "fs/verity lines" "$vlh" "$vlf" "$GOAL_VERITY_LINES"
