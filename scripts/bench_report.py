@@ -410,7 +410,7 @@ class Report:
         P("")
         self.table_head("4 KiB files: plain, verity, verity with a PKCS#7 signature (its certificate trusted).  "
                         "f2fs keeps the full size of a verity file on disk and sets up the metadata at stat() "
-                        "to report the data size (reading the footer and descriptor, checking the signature); "
+                        "to report the data size (reading the footer and descriptor; the signature is left to the first open); "
                         "ext4 keeps the data size.",
                         "| fs | plain µs/file | verity µs/file | × plain | signed µs/file | × plain |",
                         "|---|---:|---:|---:|---:|---:|")
