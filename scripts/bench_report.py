@@ -98,7 +98,7 @@ class Report:
         self.info = (self.sel("info") or [{}])[0]
         self.runs = int(self.info.get("runs", "0") or 0)
         self.fss = [fs for fs in ("ext4", "f2fs")
-                    if self.sel("seq", fs=fs) or self.sel("ttfb", fs=fs) or self.sel("enable", fs=fs)]
+                    if any(self.sel(sec, fs=fs) for sec in ("seq", "rand", "ttfb", "stat", "enable"))]
         self.drivers = {r["cfg"]: r.get("driver", "?") for r in self.sel("driver")}
         self.seq_mib = self.info.get("seq_mib", "?")
         self.sizes = [int(s) for s in self.info.get("sizes", "").split(",") if s]

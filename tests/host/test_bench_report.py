@@ -164,6 +164,13 @@ class Report(unittest.TestCase):
         results, goals, _ = report_of(RAW + RAW_MORE.replace("reqs=3 waves=2", "reqs=3 waves=3"))
         self.assertEqual([g for g in goals if "round trip" in g[1]][0][0], "NOT met")
 
+    def test_stat_alone(self):
+        # a run of the stat section alone (VTEST_FILTER=stat) has its table
+        raw = "".join(line + "\n" for line in (RAW + RAW_MORE).splitlines()
+                      if line.startswith(("#", "B info", "B stat")))
+        results, goals, _ = report_of(raw)
+        self.assertIn("| ext4 | 100.0 | 120.0 | 1.20 | 200.0 | 2.00 |", results)
+
     def test_missing_measurement(self):
         results, goals, _ = report_of(RAW)
         # no sha512 record: its row says n/a, and no goal depends on it
