@@ -659,6 +659,15 @@ sig_trust() {
 	echo "$_kid" > "$VT_KEYS/$1.id"
 }
 
+# sig_untrust NAME: take the certificate NAME out of the keyring again
+sig_untrust() {
+	[ -s "$VT_KEYS/$1.id" ] || return 0
+	_kr=$(sig_keyring_id) || { echo "no .fs-verity keyring in /proc/keys"; return 1; }
+	keyctl unlink "$(cat "$VT_KEYS/$1.id")" "$_kr" > /dev/null ||
+		{ echo "keyctl unlink of $1 from $_kr failed"; return 1; }
+	rm -f "$VT_KEYS/$1.id"
+}
+
 # sig_need [KEY...]: in a test: fail without openssl or keyctl, or if the
 # kernel lacks the signature support (it is required), make the keys named
 # (default: trusted untrusted) and trust "trusted".  Sets the sysctl back

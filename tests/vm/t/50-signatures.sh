@@ -365,21 +365,20 @@ t_stat_bad_sig() {
 # keyring: the opens fail until it is added back
 t_sig_key_back() {
 	sig_need trusted late
-	kr=$(sig_keyring_id) || fail "no .fs-verity keyring"
-	trap 'keyctl unlink "$kid" "$kr" > /dev/null 2>&1' EXIT
-	kid=$(keyctl padd asymmetric '' "$kr" < "$VT_KEYS/late.der") || fail "keyctl padd failed"
+	trap 'sig_untrust late > /dev/null 2>&1' EXIT
+	sig_trust late || fail "cannot trust the certificate late"
 	mk skb $SZ 73
 	m=$(sig_setup "$D/skb" late) || fail "signed setup failed"
 	expect "ENABLE while the certificate is trusted" OK "$(vioctl enable "$D/skb")"
-	keyctl unlink "$kid" "$kr" > /dev/null || fail "keyctl unlink $kid $kr failed"
+	sig_untrust late || fail "cannot take the certificate late out of the keyring"
 	stat_first skb
 	expect "open once the certificate is out of the keyring" ENOKEY "$(vioctl open "$D/skb" r)"
 	expect "open again" ENOKEY "$(vioctl open "$D/skb" r)"
-	kid=$(keyctl padd asymmetric '' "$kr" < "$VT_KEYS/late.der") || fail "keyctl padd (again) failed"
+	sig_trust late || fail "cannot trust the certificate late again"
 	expect "open once the certificate is back" OK "$(vioctl open "$D/skb" r)"
 	expect "contents" "$(sum_of "$W/skb.orig")" "$(sum_of "$D/skb")"
 	expect "measure" "$m" "$(vioctl measure "$D/skb")"
-	keyctl unlink "$kid" "$kr" > /dev/null || fail "keyctl unlink $kid $kr failed"
+	sig_untrust late || fail "cannot take the certificate late out of the keyring again"
 	expect "open with the certificate out again, the signature found valid before" OK \
 		"$(vioctl open "$D/skb" r)"
 }
