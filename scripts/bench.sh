@@ -20,8 +20,10 @@
 # Environment: as boot.sh (VTEST_MEM, VTEST_DISK_SIZE, VTEST_TIMEOUT,
 # VTEST_ACCEL; VTEST_FILTER picks the guest's sections: hash seq rand ttfb
 # enable), BENCH_HOST=0 skips the host side, BENCH_DMVERITY=0 the dm-verity
-# image, BENCH_WAIT (seconds to wait for another QEMU to finish, default
-# 1800).
+# image, BENCH_DMV_OPTS adds optional arguments to its table (with their
+# count, e.g. '1 try_verify_in_tasklet', which verifies in softirq context
+# when the hash blocks are cached), BENCH_WAIT (seconds to wait for another
+# QEMU to finish, default 1800).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -99,7 +101,7 @@ if [ "${BENCH_DMVERITY:-1}" != 0 ]; then
 	salt=$(sed -n 's/^Salt:[[:space:]]*//p' "$dmv_dir/format.txt")
 	[ -n "$root_hash" ] && [ -n "$salt" ] || die "no root hash or salt in ${dmv_dir#"$ROOT"/}/format.txt"
 	blocks=$(($(stat -c %s "$dmv_dir/data.img") / 4096))
-	table="0 $((blocks * 8)) verity 1 /dev/vdc /dev/vdd 4096 4096 $blocks 0 sha256 $root_hash $salt"
+	table="0 $((blocks * 8)) verity 1 /dev/vdc /dev/vdd 4096 4096 $blocks 0 sha256 $root_hash $salt${BENCH_DMV_OPTS:+ $BENCH_DMV_OPTS}"
 	info "bench: dm-verity image of $blocks blocks, root hash ${root_hash:0:16}..."
 	export VTEST_EXTRA_DISKS="$dmv_dir/data.img $dmv_dir/hash.img"
 	export VTEST_CMDLINE="${VTEST_CMDLINE:+$VTEST_CMDLINE }dm-mod.create=\"dmv,,,ro,$table\""

@@ -8,6 +8,7 @@ small synthetic raw logs.  Run by tests/host/run.sh, or alone:
 """
 
 import os
+import re
 import sys
 import tempfile
 import unittest
@@ -141,7 +142,7 @@ class Report(unittest.TestCase):
         self.assertEqual(goals, goals_of_raw(
             ("met", "sequential SHA-256 read at >= 1× dm-verity's in the same run: ext4 1.12×"),
             ("NOT met", "fs-verity's first read within 1.8× on ext4, 1.5× on f2fs of the plain first "
-             "read at every size: ext4 worst 2.50×")))
+             "read at every size: ext4 worst 2.50× (floor ext4 2.02×: out of reach by design)")))
         # plain 200 MB/s (the median of 222, 200, 167), sha256 90 MB/s,
         # limit min(200, hash 100) = 100; all-CPU limit min(200, 200)
         self.assertIn("| ext4 | plain | 200.0 | 1.00 | | | | |", results)
@@ -157,7 +158,8 @@ class Report(unittest.TestCase):
                        "the plain file's (the metadata at open; the data and all its tree levels "
                        "together): fs-verity vs plain ext4 16 MiB 2 vs 1"), goals)
         self.assertIn(("NOT met", "stat of 1000 uncached verity files, signed or not, within 1.3× of "
-                       "plain files: ext4 verity 1.20×, ext4 signed 2.00×"), goals)
+                       "plain files: ext4 verity 1.20×, ext4 signed 2.00× (floor ext4 1.00×: within reach)"),
+                      goals)
         self.assertIn("| ext4 | 16 | 1 (1) | 2 (3) | n/a |", results)
         self.assertIn("| ext4 | 100.0 | 120.0 | 1.20 | 200.0 | 2.00 |", results)
         # one round trip more than plain is the limit
@@ -170,6 +172,58 @@ class Report(unittest.TestCase):
                       if line.startswith(("#", "B info", "B stat")))
         results, goals, _ = report_of(raw)
         self.assertIn("| ext4 | 100.0 | 120.0 | 1.20 | 200.0 | 2.00 |", results)
+
+    def test_floors(self):
+        # sha256 at 100 MB/s: 40.96 µs a block.  ext4 random reads: plain
+        # 200 µs, warm fs-verity 300 (1.50×, NOT met; floor 200 + 41 =
+        # 1.20×: within reach).  f2fs stat: plain 100 µs a file, an
+        # uncached 4 KiB read 300 - 20 = 280 µs: floor 3.80×, by design.
+        # The first read: plain 1000 µs of which the open 100: one more
+        # read 900 µs, 3 blocks hashed (16 MiB: 2 tree levels), floor
+        # 2023 µs = 2.02×, above 1.8× even without hashing (1.90×).
+        raw = RAW + "".join("B rand fs=%s cfg=%s state=%s mib=256 rep=1 reads=10 bytes=40960 usec=%d end=done\n" % r
+                            for r in (("ext4", "plain", "cold", 2000), ("ext4", "plain", "warm", 2000),
+                                      ("ext4", "sha256", "cold", 3000), ("ext4", "sha256", "warm", 3000),
+                                      ("f2fs", "plain", "cold", 3000), ("f2fs", "plain", "hot", 200))) + \
+            "B stat fs=f2fs cfg=plain rep=1 files=1000 usec=100000 end=OK\n" \
+            "B stat fs=f2fs cfg=verity rep=1 files=1000 usec=500000 end=OK\n"
+        results, goals, _ = report_of(raw)
+        self.assertIn(("NOT met", "random 4 KiB reads, warm, within 1.4× of plain: ext4 1.50× "
+                       "(floor ext4 1.20×: within reach)"), goals)
+        self.assertIn(("met", "random 4 KiB reads, cold, within 1.8× of plain: ext4 1.50× "
+                       "(floor ext4 1.41×: within reach)"), goals)
+        self.assertIn(("NOT met", "stat of 1000 uncached verity files, signed or not, within 1.3× of "
+                       "plain files: f2fs verity 5.00× (floor f2fs 3.80×: out of reach by design)"), goals)
+        self.assertIn("(41 µs per 4 KiB block)", results)
+        self.assertIn("| random warm | ext4 | warm | 200 | 300 | 241 | 1.20 | 1.00 | 1.4× | 59 | "
+                      "1 block hashed: the data block | within reach |", results)
+        self.assertIn("| first read | ext4 | 16 MiB | 1000 | 2500 | 2023 | 2.02 | 1.90 | 1.8× | 477 |", results)
+        self.assertIn("| stat | f2fs | verity | 100 | 500 | 380 | 3.80 | 3.80 | 1.3× | 120 |", results)
+        # at 10 MB/s (410 µs a block) the warm floor is 3.05×, above the
+        # goal only because of the hashing
+        results, goals, _ = report_of(re.sub(r"mbps=(\d+)", lambda m: "mbps=%g" % (int(m.group(1)) / 10), raw))
+        self.assertIn(("NOT met", "random 4 KiB reads, warm, within 1.4× of plain: ext4 1.50× "
+                       "(floor ext4 3.05×: out of reach here: hashing)"), goals)
+        # without the hash section no floor holds the hashing: n/a
+        results, goals, _ = report_of("".join(line + "\n" for line in raw.splitlines()
+                                              if not line.startswith("B hash")))
+        self.assertIn(("NOT met", "random 4 KiB reads, warm, within 1.4× of plain: ext4 1.50× "
+                       "(floor ext4 n/a: n/a)"), goals)
+
+    def test_tree_depth(self):
+        for size, depth in ((0, 1), (4096, 1), (128 * 4096, 1), (128 * 4096 + 1, 2),
+                            (16 << 20, 2), (64 << 20, 2), (256 << 20, 3)):
+            self.assertEqual(bench_report.tree_depth(size), depth, size)
+
+    def test_floor_class(self):
+        fc = bench_report.floor_class
+        self.assertEqual(fc(1.3, 1.0, 1.4), "within reach")
+        self.assertEqual(fc(1.404, 1.0, 1.4), "within reach")
+        self.assertEqual(fc(1.5, 1.0, 1.4), "out of reach here: hashing")
+        self.assertEqual(fc(1.6, 1.5, 1.4), "out of reach by design")
+        self.assertEqual(fc(None, 1.5, 1.4), "out of reach by design")
+        self.assertEqual(fc(None, 1.0, 1.4), "n/a")
+        self.assertEqual(fc(None, None, 1.4), "n/a")
 
     def test_missing_measurement(self):
         results, goals, _ = report_of(RAW)
