@@ -559,7 +559,7 @@ class Report:
             P("| %s | %s | %s | %s | %s | %s | %s | %s | %g× | %s | %s | %s |"
               % (goal, fs, case, fmt(plain, "%.0f"), fmt(verity, "%.0f"), fmt(fl, "%.0f"),
                  ratio(fl, plain), ratio(nohash, plain), bound,
-                 "n/a" if fl is None else "%.0f" % (verity - fl), parts, cls))
+                 "n/a" if fl is None else "%d" % round(verity - fl), parts, cls))
         P("")
 
     def enable_section(self):
