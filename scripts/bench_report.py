@@ -85,6 +85,16 @@ def at_most(pairs):
     return "met" if all(round(v, 2) <= b for v, b in pairs) else "NOT met"
 
 
+def spread(ratios, what="repetitions"):
+    """The range of a goal's ratio over the repetitions (or the samples),
+    for its verdict line: " (repetitions LOW-HIGH)", or "" with fewer than
+    two."""
+    ratios = list(ratios)
+    if len(ratios) < 2:
+        return ""
+    return " (%s %.2f-%.2f)" % (what, min(ratios), max(ratios))
+
+
 # SHA-256 over 4 KiB blocks: the digests one tree block holds
 TREE_ARITY = 4096 // 32
 
@@ -156,6 +166,15 @@ class Report:
 
     def P(self, line):
         self.lines.append(line)
+
+    def rep_ratios(self, sec, num, den, value):
+        """{rep: value(a) / value(b)} for each repetition (rep=) that has a
+        record a of section sec matching the dict num and a record b
+        matching den: how a ratio of medians varies from one repetition to
+        the next."""
+        a = {r["rep"]: value(r) for r in self.sel(sec, **num) if "rep" in r}
+        b = {r["rep"]: value(r) for r in self.sel(sec, **den) if "rep" in r}
+        return {k: a[k] / b[k] for k in a if k in b and b[k]}
 
     def build(self):
         self.header()
@@ -333,8 +352,11 @@ class Report:
             P("")
         dmv = [v for v, _ in seqv["dmverity"].values()]
         vals = {fs: v / dmv[0] for fs, (v, _) in seqv["sha256"].items()} if dmv else {}
+        mbps = lambda r: int(r["bytes"]) / int(r["usec"])  # noqa: E731
         self.goal(self.goal_names()[0][0], [(x, self.g_seq_dmv) for x in vals.values()], at_least,
-                  ", ".join("%s %.2f×" % kv for kv in vals.items()))
+                  ", ".join("%s %.2f×%s" % (fs, x, spread(self.rep_ratios(
+                      "seq", {"fs": fs, "cfg": "sha256"}, {"fs": next(iter(seqv["dmverity"])), "cfg": "dmverity"}, mbps).values()))
+                      for fs, x in vals.items()))
         vals = {fs: v / lim for fs, (v, lim) in seqv["sha512"].items() if lim}
         self.goal(self.goal_names()[1][0], [(x, self.g_sha512) for x in vals.values()], at_least,
                   ", ".join("%s %.2f" % kv for kv in vals.items()))
@@ -377,7 +399,10 @@ class Report:
             P("")
         for i, st in ((4, "cold"), (5, "warm")):
             self.goal(self.goal_names()[i][0], [(x, self.g_rand[st]) for x in factors[st].values()], at_most,
-                      ", ".join("%s %.2f×" % kv for kv in factors[st].items()) + self.floor_note("random " + st))
+                      ", ".join("%s %.2f×%s" % (fs, x, spread(self.rep_ratios(
+                          "rand", {"fs": fs, "cfg": "sha256", "state": st}, {"fs": fs, "cfg": "plain", "state": st},
+                          lambda r: int(r["usec"]) / int(r["reads"])).values())) for fs, x in factors[st].items())
+                      + self.floor_note("random " + st))
 
     def ms(self, sec, **kw):
         """The median time (usec=) of the records sel(sec, **kw), in ms."""
@@ -449,8 +474,15 @@ class Report:
               "hashing of the blocks read and the hop to its verification work queue.")
             P("")
         self.waves_part()
+        reps = {}
+        for fs in worst:
+            # each sample (rep=N.M), at its worst size
+            per = [self.rep_ratios("ttfb", {"fs": fs, "cfg": "verity", "mib": n}, {"fs": fs, "cfg": "plain", "mib": n},
+                                   lambda r: int(r["usec"])) for n in sizes]
+            reps[fs] = [max(d[k] for d in per) for k in set.intersection(*(set(d) for d in per))]
         self.goal(self.goal_names()[2][0], [(w, self.g_ttfb[fs]) for fs, w in worst.items()], at_most,
-                  ", ".join("%s worst %.2f×" % kv for kv in worst.items()) + self.floor_note("first read"))
+                  ", ".join("%s worst %.2f×%s" % (fs, w, spread(reps[fs], "samples")) for fs, w in worst.items())
+                  + self.floor_note("first read"))
         grow = []
         for fs in fss:
             d = self.ttfbdat[fs]
@@ -522,7 +554,9 @@ class Report:
             for c in ("verity", "signed"):
                 if per[c] and per["plain"]:
                     pairs.append((per[c] / per["plain"], self.g_stat))
-                    detail.append("%s %s %.2f×" % (fs, c, per[c] / per["plain"]))
+                    detail.append("%s %s %.2f×%s" % (fs, c, per[c] / per["plain"], spread(self.rep_ratios(
+                        "stat", {"fs": fs, "cfg": c}, {"fs": fs, "cfg": "plain"},
+                        lambda r: int(r["usec"]) / max(1, int(r["files"]))).values())))
                 self.floor("stat", fs, c, (per["plain"], per[c]), self.g_stat, 0, 0 if fs == "ext4" else read,
                            "none: ext4 keeps the data size" if fs == "ext4" else
                            "one dependent read, the file's last page (f2fs keeps the full size on disk)")

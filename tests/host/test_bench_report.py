@@ -210,6 +210,21 @@ class Report(unittest.TestCase):
         self.assertIn(("NOT met", "random 4 KiB reads, warm, within 1.4× of plain: ext4 1.50× "
                        "(floor ext4 n/a: n/a)"), goals)
 
+    def test_spread(self):
+        # a second repetition: sha256 1 MB/s vs dm-verity 0.8 (1.25×), the
+        # first 90 vs 80 (1.12×), the medians 45.5 vs 40.4 (1.13×); the
+        # first read's two samples 2.50× and 3.00×, the worst of their sizes
+        raw = RAW + "B seq fs=ext4 cfg=sha256 mib=256 rep=2 bytes=1000000 usec=1000000 end=EOF\n" \
+            "B seq fs=ext4 cfg=dmverity mib=256 rep=2 bytes=800000 usec=1000000 end=EOF\n" \
+            "B ttfb fs=ext4 cfg=plain mib=16 rep=1.2 bytes=4096 usec=1000 open_usec=100 end=done\n" \
+            "B ttfb fs=ext4 cfg=verity mib=16 rep=1.2 bytes=4096 usec=3000 open_usec=300 end=done\n"
+        _, goals, _ = report_of(raw)
+        self.assertIn(("met", "sequential SHA-256 read at >= 1× dm-verity's in the same run: ext4 1.13× "
+                       "(repetitions 1.12-1.25)"), goals)
+        self.assertIn("ext4 worst 2.75× (samples 2.50-3.00)", [g for g in goals if "first read within" in g[1]][0][1])
+        self.assertEqual(bench_report.spread([1.5]), "")
+        self.assertEqual(bench_report.spread({"1": 1.5, "2": 1.25}.values()), " (repetitions 1.25-1.50)")
+
     def test_tree_depth(self):
         for size, depth in ((0, 1), (4096, 1), (128 * 4096, 1), (128 * 4096 + 1, 2),
                             (16 << 20, 2), (64 << 20, 2), (256 << 20, 3)):
