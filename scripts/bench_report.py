@@ -37,7 +37,7 @@ import re
 import statistics
 import sys
 import time
-from collections import defaultdict
+from collections import defaultdict, namedtuple
 
 ALGS = ["sha256", "sha512", "crc32c"]
 
@@ -85,6 +85,21 @@ def at_most(pairs):
     return "met" if all(round(v, 2) <= b for v, b in pairs) else "NOT met"
 
 
+def mbps_of(r):
+    """A seq record's throughput, MB/s (bytes per µs)."""
+    return int(r["bytes"]) / int(r["usec"])
+
+
+def us_per_read(r):
+    """A rand record's time per read, µs."""
+    return int(r["usec"]) / int(r["reads"])
+
+
+def us_per_file(r):
+    """A stat record's time per file, µs (a record of no file counts one)."""
+    return int(r["usec"]) / max(1, int(r["files"]))
+
+
 def spread(ratios, what="repetitions"):
     """The range of a goal's ratio over the repetitions (or the samples),
     for its verdict line: " (repetitions LOW-HIGH)", or "" with fewer than
@@ -127,6 +142,10 @@ def floor_class(floor, floor_nohash, bound):
 # floor_class()'s verdicts, the worst last
 FLOOR_CLASSES = ["n/a", "within reach", "out of reach here: hashing", "out of reach by design"]
 
+# A row of the floors table (Report.floor()): times in µs, floor and
+# nohash None when not measured, cls its floor_class() against bound
+Floor = namedtuple("Floor", "goal fs case plain verity floor nohash parts cls bound")
+
 
 class Report:
     """results.md's lines, the goals and the plots' data of one run."""
@@ -152,9 +171,7 @@ class Report:
         # (met | NOT met | not measured, what), in goals.txt's order
         self.goals = []
         self.hash_mbps = {}
-        # (goal, fs, case, plain µs, fs-verity µs, floor µs, floor
-        # without hashing µs, the floor's parts, its class), the floors
-        # table's rows
+        # the floors table's rows, Floor tuples
         self.floors = []
         self.seqdat = []
         self.ttfbdat = defaultdict(dict)
@@ -285,29 +302,28 @@ class Report:
         any implementation that verifies what it reads must hash (at
         hash_us()) plus dep_us, the dependent reads it must wait on that
         the plain file does not (None if not measured); parts says what
-        they are.  Return the case's floor_class() against bound."""
+        they are; its class is floor_class() against bound."""
         plain, verity = times
         if plain is None or verity is None:
-            return None
+            return
         h = self.hash_us()
         nohash = None if dep_us is None else plain + dep_us
         fl = None if nohash is None or h is None else nohash + blocks * h
         cls = floor_class(None if fl is None else fl / plain,
                           None if nohash is None else nohash / plain, bound)
-        self.floors.append((goal, fs, case, plain, verity, fl, nohash, parts, cls, bound))
-        return cls
+        self.floors.append(Floor(goal, fs, case, plain, verity, fl, nohash, parts, cls, bound))
 
     def floor_note(self, goal):
         """The floors of the goal's cases for its verdict line: per fs the
         highest floor (× plain) and the worst class, or "" without any."""
         per = {}
-        for g, fs, _, plain, _, fl, _, _, cls, _ in self.floors:
-            if g != goal:
+        for f in self.floors:
+            if f.goal != goal:
                 continue
-            top, worst = per.get(fs, (None, "n/a"))
-            if fl is not None:
-                top = max(top or 0, fl / plain)
-            per[fs] = (top, max(worst, cls, key=FLOOR_CLASSES.index))
+            top, worst = per.get(f.fs, (None, "n/a"))
+            if f.floor is not None:
+                top = max(top or 0, f.floor / f.plain)
+            per[f.fs] = (top, max(worst, f.cls, key=FLOOR_CLASSES.index))
         if not per:
             return ""
         return " (floor %s)" % "; ".join("%s %s: %s" % (fs, fmt(top, "%.2f×"), cls)
@@ -315,7 +331,7 @@ class Report:
 
     def seq_mbps(self, fs, cfg):
         rs = self.sel("seq", fs=fs, cfg=cfg)
-        return med([int(r["bytes"]) / int(r["usec"]) for r in rs]) if rs else None
+        return med([mbps_of(r) for r in rs]) if rs else None
 
     def seq_section(self):
         P, sel = self.P, self.sel
@@ -352,14 +368,18 @@ class Report:
             P("")
         dmv = [v for v, _ in seqv["dmverity"].values()]
         vals = {fs: v / dmv[0] for fs, (v, _) in seqv["sha256"].items()} if dmv else {}
-        mbps = lambda r: int(r["bytes"]) / int(r["usec"])  # noqa: E731
         self.goal(self.goal_names()[0][0], [(x, self.g_seq_dmv) for x in vals.values()], at_least,
                   ", ".join("%s %.2f×%s" % (fs, x, spread(self.rep_ratios(
-                      "seq", {"fs": fs, "cfg": "sha256"}, {"fs": next(iter(seqv["dmverity"])), "cfg": "dmverity"}, mbps).values()))
+                      "seq", {"fs": fs, "cfg": "sha256"}, {"fs": next(iter(seqv["dmverity"])), "cfg": "dmverity"}, mbps_of).values()))
                       for fs, x in vals.items()))
         vals = {fs: v / lim for fs, (v, lim) in seqv["sha512"].items() if lim}
         self.goal(self.goal_names()[1][0], [(x, self.g_sha512) for x in vals.values()], at_least,
                   ", ".join("%s %.2f" % kv for kv in vals.items()))
+
+    def rand_us(self, fs, cfg, state):
+        """The median time per read of the rand records of fs, cfg and
+        state, µs; None without any."""
+        return med([us_per_read(r) for r in self.sel("rand", fs=fs, cfg=cfg, state=state)])
 
     def rand_section(self):
         P, sel = self.P, self.sel
@@ -379,8 +399,7 @@ class Report:
         for fs in self.fss:
             per = {}
             for st in ("cold", "warm", "hot"):
-                p, v, d = (med([int(r["usec"]) / int(r["reads"]) for r in sel("rand", fs=fs, cfg=cfg, state=st)])
-                           for cfg in ("plain", "sha256", "dmverity"))
+                p, v, d = (self.rand_us(fs, cfg, st) for cfg in ("plain", "sha256", "dmverity"))
                 per[st] = (p, v)
                 if st in factors and p and v:
                     factors[st][fs] = v / p
@@ -401,12 +420,17 @@ class Report:
             self.goal(self.goal_names()[i][0], [(x, self.g_rand[st]) for x in factors[st].values()], at_most,
                       ", ".join("%s %.2f×%s" % (fs, x, spread(self.rep_ratios(
                           "rand", {"fs": fs, "cfg": "sha256", "state": st}, {"fs": fs, "cfg": "plain", "state": st},
-                          lambda r: int(r["usec"]) / int(r["reads"])).values())) for fs, x in factors[st].items())
+                          us_per_read).values())) for fs, x in factors[st].items())
                       + self.floor_note("random " + st))
 
     def ms(self, sec, **kw):
         """The median time (usec=) of the records sel(sec, **kw), in ms."""
         return med([int(r["usec"]) / 1000 for r in self.sel(sec, **kw)])
+
+    def open_ms(self, fs, cfg, n):
+        """The median open(2) time of the ttfb records of fs, cfg and size
+        n, ms; None without any."""
+        return med([int(r["open_usec"]) / 1000 for r in self.sel("ttfb", fs=fs, cfg=cfg, mib=n) if "open_usec" in r])
 
     def ttfb_section(self):
         P, sel, info, fss, sizes = self.P, self.sel, self.info, self.fss, self.sizes
@@ -435,7 +459,7 @@ class Report:
                   % (fs, n, fmt(p, "%.2f"), fmt(v, "%.2f"), ratio(v, p), fmt(d, "%.2f"), ratio(d, p),
                      fmt(iv, "%.2f"), ratio(iv, p), fmt(ih, "%.0f"), ratio(ih, p, "%.0f"), fmt(h, "%.0f"), ratio(h, p, "%.0f")))
                 self.ttfbdat[fs][n] = (p, v, h, d, ih, iv)
-                po = med([int(r["open_usec"]) / 1000 for r in sel("ttfb", fs=fs, cfg="plain", mib=n) if "open_usec" in r])
+                po = self.open_ms(fs, "plain", n)
                 depth = tree_depth(n << 20)
                 self.floor("first read", fs, "%d MiB" % n, (p and p * 1000, v and v * 1000), self.g_ttfb[fs],
                            1 + depth, None if p is None or po is None else (p - po) * 1000,
@@ -447,8 +471,7 @@ class Report:
         opens = []
         for fs in fss:
             for n in sizes:
-                po, vo = (med([int(r["open_usec"]) / 1000 for r in sel("ttfb", fs=fs, cfg=cfg, mib=n) if "open_usec" in r])
-                          for cfg in ("plain", "verity"))
+                po, vo = (self.open_ms(fs, cfg, n) for cfg in ("plain", "verity"))
                 if po is not None and vo is not None:
                     opens.append("%s %d MiB %.2f / %.2f ms" % (fs, n, po, vo))
         if opens:
@@ -539,7 +562,7 @@ class Report:
                         "|---|---:|---:|---:|---:|---:|")
         pairs, detail = [], []
         for fs in self.fss:
-            per = {c: med([int(r["usec"]) / int(r["files"]) for r in sel("stat", fs=fs, cfg=c) if int(r["files"])])
+            per = {c: med([us_per_file(r) for r in sel("stat", fs=fs, cfg=c) if int(r["files"])])
                    for c in ("plain", "verity", "signed")}
             P("| %s | %s | %s | %s | %s | %s |" % (fs, fmt(per["plain"]), fmt(per["verity"]), ratio(per["verity"], per["plain"]),
                                                    fmt(per["signed"]), ratio(per["signed"], per["plain"])))
@@ -548,15 +571,14 @@ class Report:
             # costs it (cold - hot); ext4 keeps the data size
             read = None
             if fs == "f2fs":
-                cold, hot = (med([int(r["usec"]) / int(r["reads"]) for r in sel("rand", fs=fs, cfg="plain", state=st)])
-                             for st in ("cold", "hot"))
+                cold, hot = (self.rand_us(fs, "plain", st) for st in ("cold", "hot"))
                 read = None if cold is None or hot is None else cold - hot
             for c in ("verity", "signed"):
                 if per[c] and per["plain"]:
                     pairs.append((per[c] / per["plain"], self.g_stat))
                     detail.append("%s %s %.2f×%s" % (fs, c, per[c] / per["plain"], spread(self.rep_ratios(
                         "stat", {"fs": fs, "cfg": c}, {"fs": fs, "cfg": "plain"},
-                        lambda r: int(r["usec"]) / max(1, int(r["files"]))).values())))
+                        us_per_file).values())))
                 self.floor("stat", fs, c, (per["plain"], per[c]), self.g_stat, 0, 0 if fs == "ext4" else read,
                            "none: ext4 keeps the data size" if fs == "ext4" else
                            "one dependent read, the file's last page (f2fs keeps the full size on disk)")
@@ -589,11 +611,11 @@ class Report:
         P("| goal | fs | case | plain µs | fs-verity µs | floor µs | floor × plain | floor without hashing × plain | "
           "goal | fs-verity above its floor µs | what the floor holds | where the case stands |")
         P("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
-        for goal, fs, case, plain, verity, fl, nohash, parts, cls, bound in self.floors:
+        for f in self.floors:
             P("| %s | %s | %s | %s | %s | %s | %s | %s | %g× | %s | %s | %s |"
-              % (goal, fs, case, fmt(plain, "%.0f"), fmt(verity, "%.0f"), fmt(fl, "%.0f"),
-                 ratio(fl, plain), ratio(nohash, plain), bound,
-                 "n/a" if fl is None else "%d" % round(verity - fl), parts, cls))
+              % (f.goal, f.fs, f.case, fmt(f.plain, "%.0f"), fmt(f.verity, "%.0f"), fmt(f.floor, "%.0f"),
+                 ratio(f.floor, f.plain), ratio(f.nohash, f.plain), f.bound,
+                 "n/a" if f.floor is None else "%d" % round(f.verity - f.floor), f.parts, f.cls))
         P("")
 
     def enable_section(self):

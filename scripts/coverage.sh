@@ -132,12 +132,13 @@ VTEST_CMDLINE="$cmdline vtest.groups=$COVERAGE_SMP_GROUPS" VTEST_SPLIT=0 VTEST_S
 	"$ROOT/scripts/boot.sh" test >"$COV/suite-smp.log" 2>&1 || suite_ok=0
 run_secs=$(($(date +%s) - start))
 fi
-suite="the suite: $(closing_line "$LOGS/results-coverage-test.log")"
-suite+="; groups $COVERAGE_SMP_GROUPS on two CPUs: $(closing_line "$LOGS/results-coverage-smp.log")"
-# A run with a failure, or without its closing line, fails the check (also
-# when COVERAGE_REPORT_ONLY=1 reports an earlier run)
-for log in "$LOGS/results-coverage-test.log" "$LOGS/results-coverage-smp.log"; do
-	closing=$(closing_line "$log")
+# The closing line of each run, "WHAT|BOOT_TAG's suffix"; a run with a
+# failure, or without its closing line, fails the check (also when
+# COVERAGE_REPORT_ONLY=1 reports an earlier run)
+suite=
+for run in "the suite|test" "groups $COVERAGE_SMP_GROUPS on two CPUs|smp"; do
+	closing=$(closing_line "$LOGS/results-coverage-${run#*|}.log")
+	suite+="${suite:+; }${run%|*}: $closing"
 	read -r _ failed _ < <(closing_counts "${closing:-0 passed, 1 failed}")
 	[ "$failed" -eq 0 ] || suite_ok=0
 done
