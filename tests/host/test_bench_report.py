@@ -225,6 +225,14 @@ class Report(unittest.TestCase):
         self.assertEqual(bench_report.spread([1.5]), "")
         self.assertEqual(bench_report.spread({"1": 1.5, "2": 1.25}.values()), " (repetitions 1.25-1.50)")
 
+    def test_at_its_floor(self):
+        # warm fs-verity 240.6 µs a read, 0.36 µs under its floor (200 +
+        # 40.96): 0 µs above it, not "-0"
+        raw = RAW + "".join("B rand fs=ext4 cfg=%s state=warm mib=256 rep=1 reads=10 bytes=40960 usec=%d end=done\n" % r
+                            for r in (("plain", 2000), ("sha256", 2406)))
+        results, _, _ = report_of(raw)
+        self.assertIn("| random warm | ext4 | warm | 200 | 241 | 241 | 1.20 | 1.00 | 1.4× | 0 |", results)
+
     def test_tree_depth(self):
         for size, depth in ((0, 1), (4096, 1), (128 * 4096, 1), (128 * 4096 + 1, 2),
                             (16 << 20, 2), (64 << 20, 2), (256 << 20, 3)):
