@@ -55,5 +55,5 @@ fi
 info "installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt_update
-apt-get install -y -qq --no-install-recommends --allow-downgrades "${missing[@]}" >/dev/null ||
-	die "apt-get install ${missing[*]} failed: is the package registry reachable?"
+apt_install "${missing[@]}" ||
+	die "apt-get install ${missing[*]} failed $APT_INSTALL_TRIES times: is the package registry reachable?"

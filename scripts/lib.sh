@@ -241,27 +241,35 @@ tap_merge_boots() {
 	fi
 }
 
-# apt_update: refresh apt's package lists (as root).  A mirror caught in
-# the middle of a sync serves index files that do not match its Release file
-# ("File has unexpected size ... Mirror sync in progress?"), and apt-get
-# update then fails for a few minutes, or, as seen here for a day and more,
-# on one index the project does not need (the security archive's i386
-# packages): try again, waiting longer each time, then go on with the
-# lists apt has (the indexes that did download are used): the
-# installation that follows fails clearly if a package the project needs
-# is missing from them.
-APT_UPDATE_TRIES=3
-APT_UPDATE_FIRST_WAIT=${APT_UPDATE_FIRST_WAIT:-30}	# seconds; doubled after each failed try
+# apt_update: refresh apt's package lists (as root), once.  A mirror caught
+# in the middle of a sync serves index files that do not match its Release
+# file ("File has unexpected size ... Mirror sync in progress?"), and apt-get
+# update then fails for minutes, or, as seen here for days, on one index the
+# project does not need (the security archive's i386 packages).  Waiting
+# would not mend that: go on with the lists apt has (the indexes that did
+# download are used); apt_install tries again where it matters.
 apt_update() {
-	local try wait=$APT_UPDATE_FIRST_WAIT
-	for ((try = 1; try <= APT_UPDATE_TRIES; try++)); do
-		apt-get update -qq -o Acquire::Retries=3 && return 0
-		[ "$try" -lt "$APT_UPDATE_TRIES" ] || break
-		info "apt-get update failed (try $try of $APT_UPDATE_TRIES); trying again in $wait s"
+	apt-get update -qq -o Acquire::Retries=3 ||
+		info "apt-get update failed: going on with the package lists apt has"
+}
+
+# apt_install PACKAGE...: install PACKAGEs (as root).  When apt-get install
+# fails (a package missing from the lists a failed update left, or a mirror
+# in the middle of a sync), wait, refresh the lists and try again, waiting
+# twice as long each time, up to APT_INSTALL_TRIES tries in all; fails
+# after the last.
+APT_INSTALL_TRIES=3
+APT_RETRY_FIRST_WAIT=${APT_RETRY_FIRST_WAIT:-30}	# seconds
+apt_install() {
+	local try wait=$APT_RETRY_FIRST_WAIT
+	for ((try = 1; ; try++)); do
+		apt-get install -y -qq --no-install-recommends --allow-downgrades "$@" >/dev/null && return 0
+		[ "$try" -lt "$APT_INSTALL_TRIES" ] || return 1
+		info "apt-get install failed (try $try of $APT_INSTALL_TRIES); updating the package lists again in $wait s"
 		sleep "$wait"
 		wait=$((wait * 2))
+		apt_update
 	done
-	info "apt-get update failed $APT_UPDATE_TRIES times: going on with the package lists apt has"
 }
 
 # base_version: the version of $SRC_PKG the series is made for

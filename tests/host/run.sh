@@ -641,37 +641,53 @@ t_bench_report() {
 		{ cat "$TMP/bench-report.log"; return 1; }
 }
 
-# scripts/lib.sh's apt_update against a fake apt-get that fails its first
-# FAILS calls (as during a mirror sync) and counts them: the update is tried
-# again until it works, and after APT_UPDATE_TRIES failures the caller goes
-# on.  Prints the number of calls.
-apt_update_calls() {
-	local fails=$1 dir="$TMP/apt-fake"
+# fake_apt_get FAILS: a fake apt-get in $TMP/apt-fake/bin whose update
+# always fails (as during a mirror sync) and whose install fails its first
+# FAILS calls; each call appends its subcommand to $TMP/apt-fake/calls.
+fake_apt_get() {
+	local dir="$TMP/apt-fake"
 	rm -rf "$dir"
 	mkdir -p "$dir/bin"
 	cat >"$dir/bin/apt-get" <<-EOS
 		#!/bin/sh
-		echo x >>"$dir/calls"
-		[ "\$(wc -l <"$dir/calls")" -gt $fails ]
+		for a; do case \$a in update|install) echo \$a >>"$dir/calls"; cmd=\$a ;; esac; done
+		[ "\$cmd" = install ] && [ "\$(grep -c install "$dir/calls")" -gt $1 ]
 	EOS
 	chmod +x "$dir/bin/apt-get"
-	(
-		# shellcheck disable=SC2030 # the subshell's own settings
-		PATH="$dir/bin:$PATH" APT_UPDATE_FIRST_WAIT=0
-		. "$REPO/scripts/lib.sh"
-		apt_update 2>/dev/null
-	) || { echo "apt_update failed"; return 1; }
-	wc -l <"$dir/calls"
 }
 
-t_apt_update_retries() {
-	local tries calls
-	tries=$(. "$REPO/scripts/lib.sh" && echo "$APT_UPDATE_TRIES")
-	calls=$(apt_update_calls 2) || { echo "$calls"; return 1; }
-	[ "$calls" -eq 3 ] || { echo "2 failures then success: $calls calls, want 3"; return 1; }
-	calls=$(apt_update_calls 1000) || { echo "$calls"; return 1; }
-	[ "$calls" -eq "$tries" ] ||
-		{ echo "always failing: $calls calls, want APT_UPDATE_TRIES=$tries, then go on"; return 1; }
+# apt_calls FUNCTION [ARG...]: run scripts/lib.sh's FUNCTION against the
+# fake apt-get, with no wait between tries; prints the subcommands it ran,
+# on one line, then "rc=" and its exit status.
+apt_calls() {
+	local rc=0
+	(
+		# shellcheck disable=SC2030 # the subshell's own settings
+		PATH="$TMP/apt-fake/bin:$PATH" APT_RETRY_FIRST_WAIT=0
+		. "$REPO/scripts/lib.sh"
+		"$@" 2>/dev/null
+	) || rc=$?
+	echo "$(paste -sd' ' "$TMP/apt-fake/calls" 2>/dev/null) rc=$rc"
+}
+
+# A failing apt-get update is tried once, and the caller goes on with the
+# lists apt has; a failing install refreshes the lists and is tried again,
+# up to APT_INSTALL_TRIES times, then fails.
+t_apt_retries() {
+	local tries got want
+	tries=$(. "$REPO/scripts/lib.sh" && echo "$APT_INSTALL_TRIES")
+	fake_apt_get 0
+	got=$(apt_calls apt_update)
+	[ "$got" = "update rc=0" ] ||
+		{ echo "failing update: '$got', want 'update rc=0' (one try, then go on)"; return 1; }
+	fake_apt_get 2
+	got=$(apt_calls apt_install p)
+	want="install update install update install rc=0"
+	[ "$got" = "$want" ] || { echo "install failing twice: '$got', want '$want'"; return 1; }
+	fake_apt_get 1000
+	got=$(apt_calls apt_install p)
+	want="$(for ((i = 1; i < tries; i++)); do printf 'install update '; done)install rc=1"
+	[ "$got" = "$want" ] || { echo "install always failing: '$got', want '$want'"; return 1; }
 }
 
 test_tools_tests() {
@@ -679,8 +695,8 @@ test_tools_tests() {
 		t_vfuzz_selftest
 	run_test "bench report: parsing, medians, ratios and goals (unittest)" \
 		t_bench_report
-	run_test "CI: a failing apt-get update (mirror sync) is tried again, then CI goes on" \
-		t_apt_update_retries
+	run_test "CI: a failing apt-get update costs one try and no wait; a failing install refreshes the lists and is tried again" \
+		t_apt_retries
 }
 
 # ---------------------------------------------------------------------------
