@@ -22,7 +22,11 @@
 # (off at patch 1, on at patch 2, off and on again in the variants).  A
 # build whose inputs (the patches applied, the config fragment, the pristine
 # tree, the compiler) equal those of its last run is reported from that run
-# instead of being redone, and says so.
+# instead of being redone, and says so.  The two folders take turns, so
+# before each build the files of the series get back the mtime they had at
+# that folder's last build where their content is the same again (patch 2
+# restores the include/linux/fs.h patch 1 changed: without this, make would
+# recompile most of the kernel for nothing), and a new mtime where it is not.
 #
 # Output: one TAP line per build and a closing "N passed, M failed".
 set -euo pipefail
@@ -44,10 +48,15 @@ mkdir -p "$results" "$LOGS"
 
 mapfile -t patches < <(series_patches)
 npatches=${#patches[@]}
-verity_opts='FS_VERITY|FS_VERITY_BUILTIN_SIGNATURES|EXT4_FS_VERITY|F2FS_FS_VERITY'
 compiler=$(gcc --version | head -n 1)
 
 start_all=$(date +%s)
+
+# The files the series touches: of the bisect tree, the only ones whose
+# content changes from one build to the next.
+mapfile -t series_files < <(for p in "${patches[@]}"; do patch_files "$ROOT/patches/$p"; done | sort -u)
+# Of each build folder: the tree's series files at its last build
+tree_state_file=.bisect-tree-state
 
 
 # fragment TREE VARIANT > FILE: the config fragment of a build: test.config
@@ -79,6 +88,47 @@ fragment() {
 			if (!(sym in def)) { print "left out: CONFIG_" sym > "/dev/stderr"; next }
 		}
 		{ print }' "$defined" -
+}
+
+# tree_state: "SHA256 MTIME PATH" of each file of the series that the tree
+# has, one a line
+tree_state() {
+	local present
+	present=$(cd "$tree" && for f in "${series_files[@]}"; do [ ! -e "$f" ] || echo "$f"; done)
+	[ -n "$present" ] || return 0
+	paste -d' ' <(cd "$tree" && xargs -d '\n' sha256sum <<<"$present" | cut -d' ' -f1) \
+		<(cd "$tree" && xargs -d '\n' stat -c '%Y %n' <<<"$present")
+}
+
+# match_mtimes OBJ: before a build in OBJ, give each file of the series the
+# mtime it had at OBJ's last build if its content is what that build saw (the
+# objects made from it are up to date), and the current time if not (make
+# remakes what depends on it).  A file to be touched that is still a hard
+# link to the pristine tree is copied first: the pristine tree and
+# build/linux keep their mtimes.  A folder with no record is left to make.
+match_mtimes() {
+	local state=$1/$tree_state_file sha mtime f now p
+	[ -f "$state" ] || return 0
+	local -A was_sha was_mtime
+	while read -r sha mtime f; do
+		was_sha[$f]=$sha
+		was_mtime[$f]=$mtime
+	done <"$state"
+	now=$(date +%s)
+	while read -r sha mtime f; do
+		if [ "${was_sha[$f]:-}" = "$sha" ]; then
+			[ "$mtime" != "${was_mtime[$f]}" ] || continue
+			mtime=${was_mtime[$f]}
+		else
+			mtime=$now
+		fi
+		p=$tree/$f
+		if [ "$(stat -c %h "$p")" -gt 1 ]; then
+			cp -p "$p" "$p.unlinked"
+			mv "$p.unlinked" "$p"
+		fi
+		touch -d "@$mtime" "$p"
+	done < <(tree_state)
 }
 
 # warnings LOG: the warnings of a build log, without line and column numbers
@@ -114,6 +164,7 @@ build() {
 	fi
 	cached=0
 	rm -f "$results/$name.key" "$results/$name.status" "$log.cached" ${copy:+"$copy"}
+	match_mtimes "$obj"
 	t0=$(date +%s)
 	if LINUX_TREE=$tree KOBJ=$obj BASE_CONFIG=$frag EXTRA_CONFIG= FLAVOR=test \
 		BUILD_TAG=bisect-$name KERNEL_TARGET=$target "$ROOT/scripts/kernel.sh" >>"$log" 2>&1; then
@@ -122,6 +173,8 @@ build() {
 		built=FAIL
 	fi
 	secs=$(($(date +%s) - t0))
+	mkdir -p "$obj"
+	tree_state >"$obj/$tree_state_file"
 	warnings "$LOGS/build-bisect-$name.log" >"$results/$name.warnings"
 	if [ "$name" = step-00 ]; then
 		cp "$results/$name.warnings" "$results/baseline.warnings"
