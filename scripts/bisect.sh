@@ -90,47 +90,6 @@ fragment() {
 		{ print }' "$defined" -
 }
 
-# tree_state: "SHA256 MTIME PATH" of each file of the series that the tree
-# has, one a line
-tree_state() {
-	local present
-	present=$(cd "$tree" && for f in "${series_files[@]}"; do [ ! -e "$f" ] || echo "$f"; done)
-	[ -n "$present" ] || return 0
-	paste -d' ' <(cd "$tree" && xargs -d '\n' sha256sum <<<"$present" | cut -d' ' -f1) \
-		<(cd "$tree" && xargs -d '\n' stat -c '%Y %n' <<<"$present")
-}
-
-# match_mtimes OBJ: before a build in OBJ, give each file of the series the
-# mtime it had at OBJ's last build if its content is what that build saw (the
-# objects made from it are up to date), and the current time if not (make
-# remakes what depends on it).  A file to be touched that is still a hard
-# link to the pristine tree is copied first: the pristine tree and
-# build/linux keep their mtimes.  A folder with no record is left to make.
-match_mtimes() {
-	local state=$1/$tree_state_file sha mtime f now p
-	[ -f "$state" ] || return 0
-	local -A was_sha was_mtime
-	while read -r sha mtime f; do
-		was_sha[$f]=$sha
-		was_mtime[$f]=$mtime
-	done <"$state"
-	now=$(date +%s)
-	while read -r sha mtime f; do
-		if [ "${was_sha[$f]:-}" = "$sha" ]; then
-			[ "$mtime" != "${was_mtime[$f]}" ] || continue
-			mtime=${was_mtime[$f]}
-		else
-			mtime=$now
-		fi
-		p=$tree/$f
-		if [ "$(stat -c %h "$p")" -gt 1 ]; then
-			cp -p "$p" "$p.unlinked"
-			mv "$p.unlinked" "$p"
-		fi
-		touch -d "@$mtime" "$p"
-	done < <(tree_state)
-}
-
 # warnings LOG: the warnings of a build log, without line and column numbers
 warnings() {
 	grep -E ': warning: ' "$1" | sed -E 's/:[0-9]+:[0-9]+: warning: /: warning: /' | sort -u || true
@@ -164,7 +123,7 @@ build() {
 	fi
 	cached=0
 	rm -f "$results/$name.key" "$results/$name.status" "$log.cached" ${copy:+"$copy"}
-	match_mtimes "$obj"
+	match_mtimes "$tree" "$obj/$tree_state_file" "${series_files[@]}"
 	t0=$(date +%s)
 	if LINUX_TREE=$tree KOBJ=$obj BASE_CONFIG=$frag EXTRA_CONFIG= FLAVOR=test \
 		BUILD_TAG=bisect-$name KERNEL_TARGET=$target "$ROOT/scripts/kernel.sh" >>"$log" 2>&1; then
@@ -174,7 +133,7 @@ build() {
 	fi
 	secs=$(($(date +%s) - t0))
 	mkdir -p "$obj"
-	tree_state >"$obj/$tree_state_file"
+	tree_state "$tree" "${series_files[@]}" >"$obj/$tree_state_file"
 	warnings "$LOGS/build-bisect-$name.log" >"$results/$name.warnings"
 	if [ "$name" = step-00 ]; then
 		cp "$results/$name.warnings" "$results/baseline.warnings"

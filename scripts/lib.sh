@@ -297,6 +297,50 @@ wanted_src_version() {
 	fi
 }
 
+# tree_state TREE FILE...: "SHA256 MTIME PATH" of each FILE (a path
+# relative to TREE) that TREE has, one a line
+tree_state() {
+	local tree=$1 present f
+	shift
+	present=$(cd "$tree" && for f; do [ ! -e "$f" ] || echo "$f"; done)
+	[ -n "$present" ] || return 0
+	paste -d' ' <(cd "$tree" && xargs -d '\n' sha256sum <<<"$present" | cut -d' ' -f1) \
+		<(cd "$tree" && xargs -d '\n' stat -c '%Y %n' <<<"$present")
+}
+
+# match_mtimes TREE STATE FILE...: before an incremental build of TREE in a
+# folder whose last build saw the FILEs as STATE (tree_state's output)
+# records them, give each FILE the mtime it had then if its content is
+# the same (the objects made from it are up to date), and the current time
+# if not (make remakes what depends on it).  A file to be touched that is a
+# hard link (to the pristine tree) is copied first: its other names keep
+# their mtime.  Without STATE, nothing is touched: make decides alone.
+match_mtimes() {
+	local tree=$1 state=$2 sha mtime f now p
+	shift 2
+	[ -f "$state" ] || return 0
+	local -A was_sha was_mtime
+	while read -r sha mtime f; do
+		was_sha[$f]=$sha
+		was_mtime[$f]=$mtime
+	done <"$state"
+	now=$(date +%s)
+	while read -r sha mtime f; do
+		if [ "${was_sha[$f]:-}" = "$sha" ]; then
+			[ "$mtime" != "${was_mtime[$f]}" ] || continue
+			mtime=${was_mtime[$f]}
+		else
+			mtime=$now
+		fi
+		p=$tree/$f
+		if [ "$(stat -c %h "$p")" -gt 1 ]; then
+			cp -p "$p" "$p.unlinked"
+			mv "$p.unlinked" "$p"
+		fi
+		touch -d "@$mtime" "$p"
+	done < <(tree_state "$tree" "$@")
+}
+
 # series_patches: the patch files patches/series lists, in order
 series_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$ROOT/patches/series"

@@ -690,6 +690,44 @@ t_apt_retries() {
 	[ "$got" = "$want" ] || { echo "install always failing: '$got', want '$want'"; return 1; }
 }
 
+# scripts/lib.sh's match_mtimes, which make bisect runs before each build:
+# a file whose content is again what the folder's record says gets back the
+# recorded mtime, a file whose content differs gets a new one even if its
+# mtime is old, and a file to touch that is a hard link is copied first,
+# so that its other name (the pristine tree's) keeps its mtime.
+t_match_mtimes() {
+	local d="$TMP/mtimes" old=1000000000 f
+	rm -rf "$d"
+	mkdir -p "$d/tree" "$d/pristine"
+	echo a >"$d/tree/same"
+	echo b >"$d/tree/changed"
+	echo c >"$d/tree/linked"
+	touch -d "@$old" "$d/tree/same" "$d/tree/changed" "$d/tree/linked"
+	(. "$REPO/scripts/lib.sh" && tree_state "$d/tree" same changed linked absent) >"$d/state"
+	[ "$(wc -l <"$d/state")" -eq 3 ] || { echo "tree_state recorded:"; cat "$d/state"; return 1; }
+	# The next step: 'same' written again with its content (a new mtime),
+	# 'changed' with another content but an old mtime, 'linked' a hard
+	# link to a pristine copy of other content.
+	echo a >"$d/tree/same.new"
+	mv "$d/tree/same.new" "$d/tree/same"
+	echo B >"$d/tree/changed"
+	touch -d "@$old" "$d/tree/changed"
+	echo p >"$d/pristine/linked"
+	touch -d "@$old" "$d/pristine/linked"
+	ln -f "$d/pristine/linked" "$d/tree/linked"
+	(. "$REPO/scripts/lib.sh" && match_mtimes "$d/tree" "$d/state" same changed linked absent) ||
+		{ echo "match_mtimes failed"; return 1; }
+	[ "$(stat -c %Y "$d/tree/same")" -eq "$old" ] ||
+		{ echo "same content: mtime $(stat -c %Y "$d/tree/same"), want the recorded $old"; return 1; }
+	for f in changed linked; do
+		[ "$(stat -c %Y "$d/tree/$f")" -gt "$old" ] ||
+			{ echo "$f, other content: mtime $(stat -c %Y "$d/tree/$f"), want a new one"; return 1; }
+	done
+	[ "$(stat -c %h "$d/tree/linked")" -eq 1 ] && [ "$(stat -c %Y "$d/pristine/linked")" -eq "$old" ] ||
+		{ echo "the hard link was touched in place: the pristine copy's mtime is $(stat -c %Y "$d/pristine/linked")"; return 1; }
+	[ "$(cat "$d/tree/linked")" = p ] || { echo "the copied link lost its content"; return 1; }
+}
+
 test_tools_tests() {
 	run_test "vfuzz selftest: hashes, the model of the format, mutated copies" \
 		t_vfuzz_selftest
@@ -697,6 +735,8 @@ test_tools_tests() {
 		t_bench_report
 	run_test "CI: a failing apt-get update costs one try and no wait; a failing install refreshes the lists and is tried again" \
 		t_apt_retries
+	run_test "make bisect: a file whose content is again what a build folder last built gets back its mtime; another gets a new one" \
+		t_match_mtimes
 }
 
 # ---------------------------------------------------------------------------
