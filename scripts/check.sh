@@ -11,7 +11,7 @@
 # the core groups on the debug kernel (make debug), the suite on the
 # coverage kernel (make coverage: 10 min, its kernel mostly from ccache) and
 # make bisect, which builds every patch of the series and the config
-# variants (26 minutes from scratch, seconds when nothing changed) and
+# variants (21 minutes in a clean clone, seconds when nothing changed) and
 # ends with the cross-kernel boots (make coexist, 1 min).  Each
 # part prints TAP lines and its own closing line; at the end come each
 # part's count ("# PART: N passed, M failed"), the suite's in the VMs
