@@ -123,6 +123,7 @@ build() {
 	fi
 	cached=0
 	rm -f "$results/$name.key" "$results/$name.status" "$log.cached" ${copy:+"$copy"}
+	mkdir -p "$obj"
 	match_mtimes "$tree" "$obj/$tree_state_file" "${series_files[@]}"
 	t0=$(date +%s)
 	if LINUX_TREE=$tree KOBJ=$obj BASE_CONFIG=$frag EXTRA_CONFIG= FLAVOR=test \
@@ -132,8 +133,6 @@ build() {
 		built=FAIL
 	fi
 	secs=$(($(date +%s) - t0))
-	mkdir -p "$obj"
-	tree_state "$tree" "${series_files[@]}" >"$obj/$tree_state_file"
 	warnings "$LOGS/build-bisect-$name.log" >"$results/$name.warnings"
 	if [ "$name" = step-00 ]; then
 		cp "$results/$name.warnings" "$results/baseline.warnings"

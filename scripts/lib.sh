@@ -315,30 +315,38 @@ tree_state() {
 # if not (make remakes what depends on it).  A file to be touched that is a
 # hard link (to the pristine tree) is copied first: its other names keep
 # their mtime.  Without STATE, nothing is touched: make decides alone.
+# Either way STATE then records the FILEs as the build will see them: make
+# meets them again with the same content and mtime, so the record holds
+# whether or not the build completes.
 match_mtimes() {
-	local tree=$1 state=$2 sha mtime f now p
+	local tree=$1 state=$2 sha mtime f want now p recorded=0
 	shift 2
-	[ -f "$state" ] || return 0
 	local -A was_sha was_mtime
-	while read -r sha mtime f; do
-		was_sha[$f]=$sha
-		was_mtime[$f]=$mtime
-	done <"$state"
+	if [ -f "$state" ]; then
+		recorded=1
+		while read -r sha mtime f; do
+			was_sha[$f]=$sha
+			was_mtime[$f]=$mtime
+		done <"$state"
+	fi
 	now=$(date +%s)
 	while read -r sha mtime f; do
-		if [ "${was_sha[$f]:-}" = "$sha" ]; then
-			[ "$mtime" != "${was_mtime[$f]}" ] || continue
-			mtime=${was_mtime[$f]}
-		else
-			mtime=$now
+		if [ "$recorded" = 1 ]; then
+			want=$now
+			[ "${was_sha[$f]:-}" != "$sha" ] || want=${was_mtime[$f]}
+			if [ "$want" != "$mtime" ]; then
+				p=$tree/$f
+				if [ "$(stat -c %h "$p")" -gt 1 ]; then
+					cp -p "$p" "$p.unlinked"
+					mv "$p.unlinked" "$p"
+				fi
+				touch -d "@$want" "$p"
+				mtime=$want
+			fi
 		fi
-		p=$tree/$f
-		if [ "$(stat -c %h "$p")" -gt 1 ]; then
-			cp -p "$p" "$p.unlinked"
-			mv "$p.unlinked" "$p"
-		fi
-		touch -d "@$mtime" "$p"
-	done < <(tree_state "$tree" "$@")
+		echo "$sha $mtime $f"
+	done < <(tree_state "$tree" "$@") >"$state.new"
+	mv "$state.new" "$state"
 }
 
 # series_patches: the patch files patches/series lists, in order
