@@ -92,7 +92,14 @@ elif [ "$split" = 1 ]; then
 else
 	smp=2
 fi
-qemu_base=("$QEMU" -M pc -smp "$smp" -m "${VTEST_MEM:-$GUEST_MEM}" -nodefaults -display none
+# Persistent memory for the DAX tests: /dev/pmem0, PMEM_MIB of the guest's
+# RAM from PMEM_START_MIB on (memmap=SIZE!START, 64-bit kernels: see
+# configs/test.config), in guests with RAM to spare.
+mem=${VTEST_MEM:-$GUEST_MEM}
+if [ "$KARCH" = x86_64 ] && [ "$mem" -ge "$PMEM_MIN_GUEST_MIB" ]; then
+	cmdline+=" memmap=${PMEM_MIB}M!${PMEM_START_MIB}M"
+fi
+qemu_base=("$QEMU" -M pc -smp "$smp" -m "$mem" -nodefaults -display none
 	-no-reboot -kernel "$kernel" -initrd "$initrd")
 
 # KVM is used only when a short boot of this very kernel under KVM reaches

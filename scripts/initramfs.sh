@@ -126,6 +126,9 @@ for t in "${host_tools[@]}"; do
 	rm -f "$root/usr/bin/$t"
 	copy_with_libs "$path" "/usr/bin/$t"
 done
+# dump.f2fs is fsck.f2fs under another name (f2fs-tools picks the tool by
+# argv[0]): the crafted-inode group finds an inode's node block with it.
+ln -s fsck.f2fs "$root/usr/bin/dump.f2fs"
 cp /etc/mke2fs.conf "$root/etc/mke2fs.conf"
 # openssl's default configuration, so 'openssl req' works in the guest.
 ossl_conf=$(openssl version -d | sed 's/.*"\(.*\)".*/\1/')/openssl.cnf

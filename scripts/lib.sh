@@ -70,6 +70,14 @@ i386)
 *) die "unknown FLAVOR '$FLAVOR': use FLAVOR=test (default), FLAVOR=debug, FLAVOR=i386 or FLAVOR=coverage" ;;
 esac
 
+# The emulated persistent memory of the x86_64 guests (scripts/boot.sh):
+# PMEM_MIB of RAM from PMEM_START_MIB on, clear of the kernel image at 16
+# MiB and of the initramfs at the top of RAM, in guests of at least
+# PMEM_MIN_GUEST_MIB.
+PMEM_MIB=64
+PMEM_START_MIB=256
+PMEM_MIN_GUEST_MIB=1024
+
 # Number of parallel jobs for kernel builds.
 JOBS=${JOBS:-$(nproc)}
 

@@ -385,6 +385,50 @@ raw_corrupt_listed() {
 # tracefs, for the tests and the bench that record trace events
 TRACEFS=/sys/kernel/tracing
 
+# The page cache of one inode, observed through the filemap trace events
+# (mm_filemap_add_to_page_cache / mm_filemap_delete_from_page_cache), in a
+# test.  tr_start INO: record the page-cache insertions and deletions of
+# inode INO of $VT_DEV from now on (INO taken beforehand: on f2fs, stat()
+# of a verity file sets up its metadata)
+tr_start() {
+	[ -d "$TRACEFS/events/filemap" ] || mount -t tracefs tracefs "$TRACEFS" 2>/dev/null
+	[ -d "$TRACEFS/events/filemap" ] ||
+		fail "no filemap trace events in $TRACEFS (CONFIG_FTRACE and tracefs are needed)"
+	_ino=$1
+	for _e in mm_filemap_add_to_page_cache mm_filemap_delete_from_page_cache; do
+		echo "i_ino == $_ino" > "$TRACEFS/events/filemap/$_e/filter" ||
+			fail "cannot set the filter of trace event $_e"
+		echo 1 > "$TRACEFS/events/filemap/$_e/enable"
+	done
+	echo > "$TRACEFS/trace"
+	echo 1 > "$TRACEFS/tracing_on"
+}
+
+# tr_stop: stop recording; print "add INDEX" and "del INDEX" lines, in order
+tr_stop() {
+	echo 0 > "$TRACEFS/tracing_on"
+	for _e in mm_filemap_add_to_page_cache mm_filemap_delete_from_page_cache; do
+		echo 0 > "$TRACEFS/events/filemap/$_e/enable"
+		echo 0 > "$TRACEFS/events/filemap/$_e/filter"
+	done
+	_mm=$(stat -c '%t %T' "$VT_DEV")
+	_dev=$(printf '%d:%d' "0x${_mm% *}" "0x${_mm#* }")
+	awk -v dev="dev $_dev " 'index($0, dev) == 0 { next }
+	     /mm_filemap_add_to_page_cache/ { op = "add" }
+	     /mm_filemap_delete_from_page_cache/ { op = "del" }
+	     /mm_filemap_/ { for (i = 1; i <= NF; i++)
+				if ($i ~ /^ofs=/) { sub(/^ofs=/, "", $i); print op, $i / 4096 } }' \
+		"$TRACEFS/trace"
+}
+
+# still_cached FIRST LAST < EVENTS: the page indices in FIRST..LAST that
+# were added and not deleted afterwards, space-separated
+still_cached() {
+	awk -v lo="$1" -v hi="$2" '
+		$2 >= lo && $2 <= hi { if ($1 == "add") c[$2] = 1; else delete c[$2] }
+		END { for (i in c) printf "%s ", i }'
+}
+
 # ------------------------------------------------------- device-mapper
 
 DM=/dev/mapper
@@ -493,12 +537,13 @@ drop_caches() {
 	echo 3 > /proc/sys/vm/drop_caches
 }
 
-# vt_disk_is_free DEV: DEV is one of VTEST_DISKS and nothing of it is
-# mounted elsewhere than on our own mount points
+# vt_disk_is_free DEV: DEV is one of VTEST_DISKS (or VTEST_PMEM, the
+# persistent memory device of the DAX tests) and nothing of it is mounted
+# elsewhere than on our own mount points
 vt_disk_is_free() {
-	case " ${VTEST_DISKS:-} " in
+	case " ${VTEST_DISKS:-} ${VTEST_PMEM:-} " in
 	*" $1 "*) ;;
-	*) echo "refusing to touch $1: not in VTEST_DISKS ('${VTEST_DISKS:-}')"; return 1 ;;
+	*) echo "refusing to touch $1: not in VTEST_DISKS ('${VTEST_DISKS:-}') or VTEST_PMEM"; return 1 ;;
 	esac
 	if grep -E "^$1(p?[0-9]+)? " /proc/mounts | grep -v -E " ($VT_MNT|$VT_MNT2) " | grep -q .; then
 		echo "refusing to touch $1: it is mounted: $(grep "^$1" /proc/mounts)"

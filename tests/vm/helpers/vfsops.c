@@ -29,6 +29,8 @@
  *   vfsops prealloc FILE LEN      fallocate(FALLOC_FL_KEEP_SIZE) of LEN
  *                                 bytes from the end of FILE: blocks past
  *                                 EOF, i_size unchanged
+ *   vfsops mksock PATH            mknod(2) of a socket inode (S_IFSOCK), which
+ *                                 busybox's mknod cannot make
  *   vfsops shortwrite FILE OFF LEN GOOD
  *                                 pwrite of LEN bytes at OFF from a buffer
  *                                 of which only the first GOOD bytes (0x5a)
@@ -45,6 +47,7 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <linux/f2fs.h>		/* the system's UAPI header (linux-libc-dev) */
@@ -176,6 +179,14 @@ static int cmd_prealloc(const char *path, const char *len_s)
 	return 0;
 }
 
+static int cmd_mksock(const char *path)
+{
+	if (mknod(path, S_IFSOCK | 0644, 0) < 0)
+		return failed("mknod(S_IFSOCK)", path);
+	printf("OK\n");
+	return 0;
+}
+
 static int cmd_shortwrite(const char *path, const char *off_s, const char *len_s,
 			  const char *good_s)
 {
@@ -221,8 +232,10 @@ int main(int argc, char **argv)
 		return cmd_advise(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "prealloc"))
 		return cmd_prealloc(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "mksock"))
+		return cmd_mksock(argv[2]);
 	if (argc == 6 && !strcmp(argv[1], "shortwrite"))
 		return cmd_shortwrite(argv[2], argv[3], argv[4], argv[5]);
-	die("usage: vfsops clearflags FILE MASK | gc PATH [N] | gc-range PATH DEVOFF | inode-block FILE | advise FILE | prealloc FILE LEN | shortwrite FILE OFF LEN GOOD");
+	die("usage: vfsops clearflags FILE MASK | gc PATH [N] | gc-range PATH DEVOFF | inode-block FILE | advise FILE | prealloc FILE LEN | mksock PATH | shortwrite FILE OFF LEN GOOD");
 	return 2;
 }

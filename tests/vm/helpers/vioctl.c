@@ -21,6 +21,8 @@
  *   vioctl flags FILE            FS_IOC_GETFLAGS: "verity 0xFLAGS" or "- 0xFLAGS"
  *   vioctl statx FILE            STATX_ATTR_VERITY: "verity SIZE", "- SIZE",
  *                                or "unsupported SIZE" (bit not in the mask)
+ *   vioctl lstatx FILE           the same, of a symbolic link itself
+ *   vioctl dax FILE              STATX_ATTR_DAX: "dax", "-" or "unsupported"
  *   vioctl open FILE MODE        open(2); MODE r w rw trunc rtrunc append
  *   vioctl truncate FILE LEN     truncate(2)
  *   vioctl hold MODE FILE CMD... keep FILE open while CMD runs, exit with its
@@ -34,6 +36,7 @@
  *                                second page's first 8 bytes in hex (read
  *                                through the mapping after CMD; "SIGBUS" if
  *                                that read faults), exit with CMD's status
+ *   vioctl cow-at FILE PAGE CMD...  the same with the pages PAGE and PAGE+1
  *   vioctl readpast FILE OFF N   N rounds: wait until FILE opens (the first
  *                                open after drop_caches sets it up), then
  *                                pread at OFF (the data size); prints
@@ -56,6 +59,9 @@
 #ifndef STATX_ATTR_VERITY
 #define STATX_ATTR_VERITY 0x00100000
 #endif
+#ifndef STATX_ATTR_DAX
+#define STATX_ATTR_DAX 0x00200000
+#endif
 #ifndef FS_VERITY_FL
 #define FS_VERITY_FL 0x00100000
 #endif
@@ -71,7 +77,8 @@ static int do_enable(const char *path, int flags, unsigned long arg)
 static int do_measure(const char *path, unsigned int size)
 {
 	struct fsverity_digest *d;
-	int fd = open_or_report(path, O_RDONLY);
+	/* O_NONBLOCK: a fifo must not wait for a writer; no effect on files */
+	int fd = open_or_report(path, O_RDONLY | O_NONBLOCK);
 
 	d = calloc(1, sizeof(*d) + (size > 256 ? size : 256));
 	if (!d)
@@ -137,11 +144,24 @@ static int do_flags(const char *path)
 	return 0;
 }
 
-static int do_statx(const char *path)
+static int do_dax(const char *path)
 {
 	struct statx stx;
 
 	if (statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &stx) < 0) {
+		printf("%s\n", errname(errno));
+		return 1;
+	}
+	printf("%s\n", !(stx.stx_attributes_mask & STATX_ATTR_DAX) ? "unsupported" :
+	       (stx.stx_attributes & STATX_ATTR_DAX) ? "dax" : "-");
+	return 0;
+}
+
+static int do_statx(const char *path, int flags)
+{
+	struct statx stx;
+
+	if (statx(AT_FDCWD, path, flags, STATX_BASIC_STATS, &stx) < 0) {
 		printf("%s\n", errname(errno));
 		return 1;
 	}
@@ -224,7 +244,7 @@ static void on_sigbus(int sig)
 
 #define COW_MARKER "private copy-on-write page of vioctl cow"
 
-static int do_cow(const char *path, char **cmd)
+static int do_cow(const char *path, unsigned long long page, char **cmd)
 {
 	long ps = sysconf(_SC_PAGESIZE);
 	volatile unsigned char *second;
@@ -235,7 +255,8 @@ static int do_cow(const char *path, char **cmd)
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		die("cow: open %s: %s", path, errname(errno));
-	p = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	p = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
+		 (off_t)(page * ps));
 	if (p == MAP_FAILED)
 		die("cow: mmap %s: %s", path, errname(errno));
 	close(fd);
@@ -293,7 +314,7 @@ static int do_readpast(const char *path, unsigned long long off,
 static void usage(void)
 {
 	die("usage: vioctl enable|enable-arg|enable-rw|measure|measure-efault|"
-	    "measure-rofault|flags|statx|open|truncate|hold|cow|readpast ...  (see the source)");
+	    "measure-rofault|flags|statx|lstatx|dax|open|truncate|hold|cow|cow-at|readpast ...  (see the source)");
 }
 
 int main(int argc, char **argv)
@@ -323,7 +344,11 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "flags") && argc == 3)
 		return do_flags(path);
 	if (!strcmp(cmd, "statx") && argc == 3)
-		return do_statx(path);
+		return do_statx(path, 0);
+	if (!strcmp(cmd, "dax") && argc == 3)
+		return do_dax(path);
+	if (!strcmp(cmd, "lstatx") && argc == 3)
+		return do_statx(path, AT_SYMLINK_NOFOLLOW);
 	if (!strcmp(cmd, "open") && argc == 4) {
 		int fd = open(path, mode_flags(argv[3]) | O_NOCTTY | O_NONBLOCK);
 
@@ -334,7 +359,9 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "hold") && argc >= 5)
 		return do_hold(argv[2], argv[3], argv + 4);
 	if (!strcmp(cmd, "cow") && argc >= 4)
-		return do_cow(path, argv + 3);
+		return do_cow(path, 0, argv + 3);
+	if (!strcmp(cmd, "cow-at") && argc >= 5)
+		return do_cow(path, parse_u64(argv[3], "page"), argv + 4);
 	if (!strcmp(cmd, "readpast") && argc == 5)
 		return do_readpast(path, parse_u64(argv[3], "offset"),
 				   parse_u64(argv[4], "rounds"));

@@ -10,7 +10,9 @@
 # per level and no metadata page; an extension length near 2^32 is refused;
 # read errors at the first open and during reads, of a tree page in the
 # verification worker, and of a descriptor page other than the footer's,
-# give EIO, never wrong bytes.
+# give EIO, never wrong bytes; an ENABLE that fails leaves the file as it
+# was, other processes' private pages included, and an open or stat() that
+# waited for it sets up nothing.
 #
 # Page-cache contents are observed through the filemap trace events
 # (mm_filemap_add_to_page_cache / mm_filemap_delete_from_page_cache), I/O
@@ -25,50 +27,6 @@ g_setup() {
 	fresh_group "$W"
 }
 vt_setup g_setup
-
-# -------------------------------------------------------------- page cache
-
-# tr_start INO: record the page-cache insertions and deletions of inode
-# INO from now on (taken beforehand: on f2fs, stat() of a verity file sets
-# up its metadata)
-tr_start() {
-	[ -d "$TRACEFS/events/filemap" ] || mount -t tracefs tracefs "$TRACEFS" 2>/dev/null
-	[ -d "$TRACEFS/events/filemap" ] ||
-		fail "no filemap trace events in $TRACEFS (CONFIG_FTRACE and tracefs are needed)"
-	_ino=$1
-	for _e in mm_filemap_add_to_page_cache mm_filemap_delete_from_page_cache; do
-		echo "i_ino == $_ino" > "$TRACEFS/events/filemap/$_e/filter" ||
-			fail "cannot set the filter of trace event $_e"
-		echo 1 > "$TRACEFS/events/filemap/$_e/enable"
-	done
-	echo > "$TRACEFS/trace"
-	echo 1 > "$TRACEFS/tracing_on"
-}
-
-# tr_stop: stop recording; print "add INDEX" and "del INDEX" lines, in order
-tr_stop() {
-	echo 0 > "$TRACEFS/tracing_on"
-	for _e in mm_filemap_add_to_page_cache mm_filemap_delete_from_page_cache; do
-		echo 0 > "$TRACEFS/events/filemap/$_e/enable"
-		echo 0 > "$TRACEFS/events/filemap/$_e/filter"
-	done
-	_mm=$(stat -c '%t %T' "$VT_DEV")
-	_dev=$(printf '%d:%d' "0x${_mm% *}" "0x${_mm#* }")
-	awk -v dev="dev $_dev " 'index($0, dev) == 0 { next }
-	     /mm_filemap_add_to_page_cache/ { op = "add" }
-	     /mm_filemap_delete_from_page_cache/ { op = "del" }
-	     /mm_filemap_/ { for (i = 1; i <= NF; i++)
-				if ($i ~ /^ofs=/) { sub(/^ofs=/, "", $i); print op, $i / 4096 } }' \
-		"$TRACEFS/trace"
-}
-
-# still_cached FIRST LAST < EVENTS: the page indices in FIRST..LAST that
-# were added and not deleted afterwards, space-separated
-still_cached() {
-	awk -v lo="$1" -v hi="$2" '
-		$2 >= lo && $2 <= hi { if ($1 == "add") c[$2] = 1; else delete c[$2] }
-		END { for (i in c) printf "%s ", i }'
-}
 
 # ------------------------------------------------------------- raw device
 
@@ -409,6 +367,110 @@ t_ext_len_wrap() {
 	done
 }
 
+# ENABLE failing in ->set_verity() (ext4: blocks allocated past EOF,
+# EINVAL; f2fs: checkpoint=disable, EOPNOTSUPP) leaves the file a regular
+# file of its full size: another process's private copy-on-write copy of a
+# page past the data (where the metadata lies) is that process's memory and
+# stays, as does the file.
+t_cow_failed_enable() {
+	need_helpers
+	need_fsverity
+	need_cmd vfsops
+	# a mount of its own (f2fs: checkpoint=disable): the next tests get a
+	# fresh filesystem
+	trap 'fs_fresh > /dev/null; mkdir -p "$D"' EXIT
+	case $FS in
+	ext4)	fs_fresh verity || fail "a fresh filesystem failed"
+		want=EINVAL ;;
+	f2fs)	fs_fresh verity checkpoint=disable ||
+			fail "a fresh filesystem mounted -o checkpoint=disable failed"
+		want=EOPNOTSUPP ;;
+	esac
+	mkdir -p "$D"
+	mk_setup cowf $((3 * BS)) 354
+	if [ "$FS" = ext4 ]; then
+		expect "fallocate KEEP_SIZE of 16 blocks past EOF" OK "$(vfsops prealloc "$D/cowf" $((16 * BS)))"
+	fi
+	cp "$D/cowf" "$W/cowf.full"
+	remember cowf
+	# pages 3 and 4: the tree block and the descriptor's, past the data
+	out=$(vioctl cow-at "$D/cowf" 3 vioctl enable "$D/cowf")
+	expect "ENABLE run under the mapping, then the marker and page 4" \
+		"$want kept $(hex8_at "$W/cowf.full" $((4 * BS)))" "$(echo $out)"
+	unchanged cowf
+	expect "MEASURE after the failed ENABLE" ENODATA "$(vioctl measure "$D/cowf")"
+}
+
+# An open (ext4) or a stat() (f2fs, whose ->getattr() sets up a verity
+# file) that finds the file verity while ENABLE is committing, and waits
+# for ENABLE's lock, must not set up verity on the file once ENABLE has
+# failed and left it a regular file: its size would become the data size
+# and MEASURE would answer.  Every write fails OW_DELAY_MS after it is
+# issued (dm-delay over a dm error target), so ENABLE's commit or
+# checkpoint fails late, with S_VERITY set meanwhile.
+OW_DELAY_MS=3000
+OW_POLL_LIMIT=30	# seconds to wait for S_VERITY
+t_open_failed_enable() {
+	need_helpers
+	need_fsverity
+	need_cmd dmsetup
+	trap 'fs_umount "$VT_MNT"; dm_remove vt-ow vt-owerr; fs_fresh > /dev/null; mkdir -p "$D"' EXIT
+	fs_umount "$VT_MNT" || fail "umount failed"
+	fs_mkfs "$VT_DEV" verity || fail "mkfs failed"
+	n=$(dev_sectors "$VT_DEV")
+	dm_create vt-ow "0 $n linear $VT_DEV 0" || fail "cannot map $VT_DEV"
+	dm_create vt-owerr "0 $n error" || fail "cannot make the error target"
+	fs_mount "$DM/vt-ow" "$VT_MNT" || fail "cannot mount $DM/vt-ow"
+	mkdir -p "$D"
+	mk_setup ow $((40 * BS + 100)) 355
+	cp "$D/ow" "$W/ow.full"
+	full=$(fsize "$D/ow")
+	sync
+	dmsetup suspend vt-ow &&
+		dmsetup load vt-ow --table "0 $n delay $VT_DEV 0 0 $DM/vt-owerr 0 $OW_DELAY_MS" &&
+		dmsetup resume vt-ow || fail "cannot switch $DM/vt-ow to failing writes"
+	(vioctl enable "$D/ow" > "$W/ow.enable" 2>&1; now_cs > "$W/ow.end") &
+	en=$!
+	: > "$W/ow.racer"
+	limit=$(($(now_cs) + OW_POLL_LIMIT * 100))
+	if [ "$FS" = ext4 ]; then
+		# statx shows S_VERITY without waiting; then an open waits
+		while [ "$(vioctl statx "$D/ow" | cut -d' ' -f1)" != verity ] &&
+			kill -0 "$en" 2>/dev/null && [ "$(now_cs)" -lt $limit ]; do
+			sleep 0.1
+		done
+		t0=$(now_cs)
+		r=$(vioctl open "$D/ow" r)
+		echo "$t0 $(now_cs) open $r" >> "$W/ow.racer"
+	else
+		# the stat() that finds S_VERITY waits for ENABLE's lock
+		while kill -0 "$en" 2>/dev/null && [ "$(now_cs)" -lt $limit ]; do
+			t0=$(now_cs)
+			r=$(vioctl statx "$D/ow")
+			echo "$t0 $(now_cs) statx $r" >> "$W/ow.racer"
+		done
+	fi
+	wait "$en"
+	t_end=$(cat "$W/ow.end")
+	r=$(cat "$W/ow.enable")
+	note "ENABLE with every write failing after $OW_DELAY_MS ms: $r"
+	[ "$r" != OK ] || fail "ENABLE succeeded although every write failed"
+	# the race was set up: a racer began before ENABLE's end and waited for it
+	held=$(awk -v e="$t_end" '$1 < e && $2 >= e' "$W/ow.racer")
+	note "racer: $(tail -n 1 "$W/ow.racer")"
+	[ -n "$held" ] || fail "no open or stat() waited for the failing ENABLE: the race was not set up ($(cat "$W/ow.racer"))"
+	expect "size after the failed ENABLE" "$full" "$(fsize "$D/ow")"
+	expect "GETFLAGS after the failed ENABLE" - "$(vioctl flags "$D/ow" | cut -d' ' -f1)"
+	expect "MEASURE after the failed ENABLE" ENODATA "$(vioctl measure "$D/ow")"
+	expect "contents after the failed ENABLE" "$(sum_of "$W/ow.full")" "$(sum_of "$D/ow")"
+	fs_umount "$VT_MNT" || fail "umount failed"
+	dm_remove vt-ow vt-owerr || fail "cannot remove the device-mapper devices"
+	fs_mount "$VT_DEV" "$VT_MNT" || fail "mount failed"
+	expect "size after a remount" "$full" "$(fsize "$D/ow")"
+	expect "GETFLAGS after a remount" - "$(vioctl flags "$D/ow" | cut -d' ' -f1)"
+	expect "contents after a remount" "$(sum_of "$W/ow.full")" "$(sum_of "$D/ow")"
+}
+
 H="$FS: hardening:"
 vt_test 35.01 "$H ENABLE keeps another process's MAP_PRIVATE copy-on-write page, remaps the others verified" t_cow
 vt_test 35.02 "$H a first open failing on a footer that points into the data leaves no data page cached" t_failed_open_cache
@@ -420,3 +482,5 @@ vt_test 35.07 "$H a read of one block brings in its tree path only: no level-0 r
 vt_test 35.08 "$H a signature extension length within 8 of 2^32 fails EBADMSG, file unchanged" t_ext_len_wrap
 vt_test 35.09 "$H a level-0 tree page whose sectors fail (dm error target): its 128 blocks EIO, never a wrong byte, the rest read; all once it works" t_tree_read_fault
 vt_test 35.10 "$H a first open whose descriptor page before the footer's fails (dm error target): EIO; opens, reads and measures once it works" t_desc_read_fault
+vt_test 35.11 "$H a failed ENABLE keeps another process's MAP_PRIVATE copy-on-write page past the data; the file is unchanged" t_cow_failed_enable
+vt_test 35.12 "$H an open or stat() that waited for an ENABLE whose commit failed sets up nothing: size, flags, MEASURE, contents unchanged" t_open_failed_enable

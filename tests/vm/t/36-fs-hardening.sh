@@ -435,16 +435,37 @@ t_cpdisable() {
 # the file's last block from the disk with the lock held, before i_size
 # changes (ext4_verity_check_tail()): a dm-delay target over that block
 # holds the read for ENABLE_DELAY_MS, and meanwhile a reader reads the file
-# from its start in a loop, the page cache emptied before each read.
+# in a loop, the page cache emptied before each read.
+#
+# The reader reads the first MiB: the first readahead window of a file
+# covers its whole size as sampled.  t_enable_sampled_size dense: a file of
+# 6 blocks less 100 bytes.  t_enable_sampled_size hole: a file of 4 blocks
+# of data and 2 of hole, whose window holds the data pages, the hole pages,
+# the tree page and the descriptor's page, all locked until submitted; a
+# hole page is verified as soon as it is zeroed, and its verification reads
+# that tree page, which the same readahead holds locked and has not
+# submitted yet.
 ENABLE_DELAY_MS=3000	# each read of the file's last block
 READ_LIMIT=20		# seconds the reads get after ENABLE, under the 30 s
 			# after which a task blocked in the kernel panics the guest
+SS_HOLE_DATA=4		# blocks of data before the hole
+SS_HOLE_BLOCKS=6	# blocks of the file's data size
 t_enable_sampled_size() {
 	need_helpers
 	need_fsverity
 	need_cmd dmsetup
 	fh_fresh
-	fh_setup ss $((6 * BS - 100)) 68
+	case $1 in
+	dense)	fh_setup ss $((6 * BS - 100)) 68 ;;
+	hole)	f=$D/ss
+		gen $((SS_HOLE_DATA * BS)) 69 > "$W/ss.ref"
+		truncate -s $((SS_HOLE_BLOCKS * BS)) "$W/ss.ref"
+		gen $((SS_HOLE_DATA * BS)) 69 > "$f"
+		truncate -s $((SS_HOLE_BLOCKS * BS)) "$f"
+		m=$(setup_measure "$f") || fail "fsverity setup failed"
+		sync
+		full=$(fsize "$f") ;;
+	esac
 	p=$(physoff "$f" $((full - 1))) || fail "physoff failed"
 	table=$(dm_block_table "$p" delay "$VT_DEV" $((p / BS * BS / 512)) "$ENABLE_DELAY_MS")
 	# A read that hangs keeps its pages locked: then nothing unmounts.
@@ -481,15 +502,141 @@ t_enable_sampled_size() {
 	[ ! -s "$W/ss.err" ] || fail "reads failed: $(head -n 3 "$W/ss.err")"
 	# The window was used: a read began before ENABLE returned and ended
 	# after it (it waited for ENABLE's lock).
-	held=$(awk -v e="$t_end" '$1 < e && $2 > e' "$W/ss.reads" | wc -l)
+	held=$(awk -v e="$t_end" '$1 < e && $2 >= e' "$W/ss.reads" | wc -l)
 	note "reads: $(wc -l < "$W/ss.reads"), held behind ENABLE: $held"
-	[ "$held" -ge 1 ] || fail "no read overlapped the end of ENABLE: the race was not set up"
+	[ "$held" -ge 1 ] || { echo "ENABLE ended at $t_end; the reads (start, end, in centiseconds):"
+		cat "$W/ss.reads"; fail "no read overlapped the end of ENABLE: the race was not set up"; }
 	expect "checksum" "$(sum_of "$W/ss.ref")" "$(sum_of "$f")"
 	expect "measure" "$m" "$(measure_of "$f")"
 	fs_umount "$VT_MNT" || fail "umount failed"
 	dm_remove vt-ss || fail "cannot remove the device-mapper device"
 	trap - EXIT
 	fs_check "$VT_DEV" || fail "e2fsck found problems"
+}
+
+# ext4 with data=journal: the data written before ENABLE and not yet
+# committed (the file is set up on tmpfs and copied in, so that no fsync
+# commits it: `fsverity setup` itself fsyncs) is committed by ENABLE's
+# fsync but not yet written to its home blocks, and dropping a page from the
+# page cache discards its journalled buffers (jbd2 takes that for a
+# truncation): the home blocks would keep what they held before.  Whether
+# ENABLE succeeds or fails in ->set_verity() (blocks allocated past EOF),
+# every byte must read back once the cache is dropped.
+JD_SIZE=409600		# 100 blocks
+t_journal_data() {
+	need_helpers
+	need_fsverity
+	need_cmd vfsops
+	fh_fresh data=journal
+	case $(mount_opts) in
+	*data=journal*) ;;
+	*) fail "the filesystem is not mounted with data=journal: $(mount_opts)" ;;
+	esac
+	f=$D/jd
+	gen $JD_SIZE 70 > "$W/jd.ref"
+	cp "$W/jd.ref" "$W/jd.full"
+	m=$(setup_measure "$W/jd.full") || fail "fsverity setup failed"
+	cp "$W/jd.full" "$f"
+	all_ok="blocks=100 ok=100 eio=0 mismatch=0 other=0 bad=- eof=0"
+	case $1 in
+	enabled)
+		expect "ENABLE right after the writes" OK "$(vioctl enable "$f")"
+		drop_caches
+		expect "pread of every block after drop_caches" "$all_ok" "$(rdtest blocks "$f" "$W/jd.ref")"
+		expect "measure" "$m" "$(measure_of "$f")"
+		fs_remount || fail "remount failed"
+		expect "pread of every block after a remount" "$all_ok" "$(rdtest blocks "$f" "$W/jd.ref")"
+		;;
+	failed)
+		expect "fallocate KEEP_SIZE past EOF" OK "$(vfsops prealloc "$f" $((16 * BS)))"
+		expect "ENABLE of the file with blocks past EOF" EINVAL "$(vioctl enable "$f")"
+		drop_caches
+		expect "contents after the failed ENABLE and drop_caches" "$(sum_of "$W/jd.full")" "$(sum_of "$f")"
+		fs_remount || fail "remount failed"
+		expect "contents after a remount" "$(sum_of "$W/jd.full")" "$(sum_of "$f")"
+		;;
+	esac
+	fs_umount "$VT_MNT" || fail "umount failed"
+	fs_check "$VT_DEV" || fail "e2fsck found problems"
+}
+
+# f2fs garbage collection of a verity file that nothing opened or stat()ed
+# since the mount reads the blocks it moves.  It must not read them into
+# the file's page cache, where they would lie unverified until the first
+# open, whatever that open then does: f2fs moves the blocks of a verity
+# file through its meta mapping, as it does those of encrypted files.
+t_gc_page_cache() {
+	need_helpers
+	need_fsverity
+	need_cmd vfsops
+	fh_fresh
+	fh_setup gcp $GC_SIZE 71
+	gen 4194304 72 > "$D/filler"
+	sync
+	p=$(physoff "$f" $((GC_K * BS))) || fail "physoff failed"
+	expect "ENABLE" OK "$(vioctl enable "$f")"
+	# stat() sets up the verity info: the inode number is taken before the
+	# remount that evicts it
+	ino=$(stat -c %i "$f")
+	rm -f "$D/filler"
+	fs_remount || fail "remount failed"
+	tr_start "$ino"
+	for i in 1 2 3 4 5; do
+		r=$(vfsops gc-range "$VT_MNT" "$p")
+		[ "$r" = EAGAIN ] || break
+	done
+	ev=$(tr_stop)
+	note "F2FS_IOC_GARBAGE_COLLECT_RANGE of the segment holding block $GC_K: $r"
+	expect_one_of "garbage collection of the file's segment" "$r" OK ENODATA
+	added=$(echo "$ev" | awk -v n=$(((GC_SIZE + BS - 1) / BS)) '$1 == "add" && $2 < n { printf "%s ", $2 }')
+	[ -z "$added" ] || fail "GC put data pages of the verity file in its page cache: $added"
+	p2=$(physoff "$f" $((GC_K * BS))) || fail "physoff after GC failed"
+	[ "$p2" != "$p" ] || fail "precondition: GC did not move block $GC_K (device offset still $p)"
+	expect "checksum after GC" "$(sum_of "$W/gcp.ref")" "$(sum_of "$f")"
+	expect "measure after GC" "$m" "$(measure_of "$f")"
+}
+
+# ext4 on DAX: an emulated persistent memory device (VTEST_PMEM, from
+# memmap= on the kernel command line) mounted dax=always, where every
+# regular file is a DAX file whose reads bypass the page cache, and so
+# verification: ENABLE of such a file fails EINVAL before reading any
+# metadata (a DAX mapping has no ->read_folio), the file unchanged.  A file
+# enabled on a mount without DAX stays out of DAX under dax=always (the
+# verity flag excludes it): it reads through the page cache, verified, and
+# a block changed on the device reads EIO.
+DAX_BAD=5			# the block changed on the device
+t_dax() {
+	need_helpers
+	need_fsverity
+	[ -b "${VTEST_PMEM:-}" ] ||
+		fail "no persistent memory device (VTEST_PMEM: /dev/pmem0, from memmap= on the kernel command line)"
+	VT_DEV=$VTEST_PMEM
+	trap 'fs_umount "$VT_MNT"' EXIT
+	fh_fresh dax=always
+	case $(mount_opts) in
+	*dax=always*) ;;
+	*) fail "the filesystem on $VT_DEV is not mounted with dax=always: $(mount_opts)" ;;
+	esac
+	fh_setup dx 40000 73
+	expect "STATX_ATTR_DAX of the set-up file" dax "$(vioctl dax "$f")"
+	remember dx
+	expect "ENABLE of a DAX file" EINVAL "$(vioctl enable "$f")"
+	unchanged dx
+	VT_MNT_OPTS=dax=never
+	fs_remount || fail "remount -o dax=never failed"
+	expect "STATX_ATTR_DAX under dax=never" - "$(vioctl dax "$f")"
+	t=$(raw_target "$f" $((DAX_BAD * BS + 7))) || fail "$t"
+	expect "ENABLE under dax=never" OK "$(vioctl enable "$f")"
+	VT_MNT_OPTS=dax=always
+	fs_remount || fail "remount -o dax=always failed"
+	expect "STATX_ATTR_DAX of the verity file under dax=always" - "$(vioctl dax "$f")"
+	expect "pread of every block under dax=always" \
+		"blocks=10 ok=10 eio=0 mismatch=0 other=0 bad=- eof=0" "$(rdtest blocks "$f" "$W/dx.ref")"
+	expect "measure" "$m" "$(measure_of "$f")"
+	out=$(raw_corrupt "$t") || fail "$out"
+	expect "pread of every block after block $DAX_BAD changed on the device" \
+		"blocks=10 ok=9 eio=1 mismatch=0 other=0 bad=$DAX_BAD eof=0" "$(rdtest blocks "$f" "$W/dx.ref")"
+	fs_umount "$VT_MNT" || fail "umount failed"
 }
 
 if [ "$FS" = ext4 ]; then
@@ -499,12 +646,17 @@ if [ "$FS" = ext4 ]; then
 	vt_test 36.08 "ext4: ENABLE of a file migrated to a block map (chattr -e) fails EOPNOTSUPP, unchanged; e2fsck clean" t_set_verity_refused blockmap
 	vt_test 36.09 "ext4: ENABLE of a file with blocks allocated past EOF (fallocate KEEP_SIZE) fails EINVAL, unchanged; e2fsck clean" t_set_verity_refused prealloc
 	vt_test 36.10 "ext4: opening a verity inode left without the extents flag on disk fails EUCLEAN; the filesystem stays rw" t_verity_blockmap_ondisk
-	vt_test 36.11 "ext4: a read that began during ENABLE and sampled the full size reads the metadata pages apart from the data: no hang, right bytes" t_enable_sampled_size
+	vt_test 36.11 "ext4: a read that began during ENABLE and sampled the full size reads the metadata pages apart from the data: no hang, right bytes" t_enable_sampled_size dense
+	vt_test 36.13 "ext4 data=journal: ENABLE right after the writes, then drop_caches: every block reads back, after a remount too" t_journal_data enabled
+	vt_test 36.14 "ext4 data=journal: ENABLE failing in ->set_verity() (blocks past EOF), then drop_caches: the file reads back unchanged" t_journal_data failed
+	vt_test 36.16 "ext4 DAX (dax=always): ENABLE of a DAX file fails EINVAL, unchanged; a file enabled without DAX reads verified under dax=always" t_dax
+	vt_test 36.12 "ext4: a read of a hole that began during ENABLE and sampled the full size verifies the hole without waiting on its own readahead's tree page" t_enable_sampled_size hole
 fi
 if [ "$FS" = f2fs ]; then
 	vt_test 36.04 "f2fs: GC before the first open caches no unverified data: a tampered block moved by GC reads EIO" t_gc
 	vt_test 36.05 "f2fs: stat() and ls -l of a verity file with a corrupt descriptor succeed (ls -l of $NMANY uncached files timed)" t_stat_corrupt
 	vt_test 36.06 "f2fs: ENABLE under checkpoint=disable fails EOPNOTSUPP, file unchanged" t_cpdisable
+	vt_test 36.15 "f2fs: GC of a verity file before its first open puts none of its data pages in its page cache" t_gc_page_cache
 	vt_test 36.07 "f2fs: FADVISE_TRUNC_BIT on an enabled inode: the first open keeps the tree, the file reads and measures, fsck clean" t_truncbit
 fi
 exit 0
