@@ -268,14 +268,43 @@ fs_umount() {	# MOUNTPOINT: unmount if mounted
 	umount "$1" || { echo "umount $1 failed"; return 1; }
 }
 
+# The mount mode of the pass (VT_MODE: tests/vm/run runs the groups once
+# per word of VTEST_FS, FS or FS:MODE): the mkfs features and mount options
+# it adds to every filesystem fs_mkfs makes and fs_mount mounts, so that the
+# same tests run under the configurations users run.  vt_mode_features
+# and vt_mode_options print them (nothing for the default mode).
+vt_mode_features() {
+	case $FS:${VT_MODE:-} in
+	ext4:nojournal) echo ^has_journal ;;
+	f2fs:compress) echo extra_attr,compression ;;
+	esac
+}
+vt_mode_options() {
+	case $FS:${VT_MODE:-} in
+	ext4:journal) echo data=journal ;;
+	ext4:writeback) echo data=writeback ;;
+	ext4:nodelalloc) echo nodelalloc ;;
+	# compression on for the files named *.cmpr, which no test makes:
+	# ENABLE refuses compressed files (40-f2fs.sh checks that)
+	f2fs:compress) echo compress_algorithm=lz4,compress_extension=cmpr ;;
+	f2fs:noinline) echo noinline_data,noinline_dentry ;;
+	esac
+}
+
+# vt_join A B: A and B joined with a comma, either of them possibly empty
+vt_join() {
+	echo "$1${1:+${2:+,}}$2"
+}
+
 # fs_mkfs DEV [FEATURES] [MIB]: FEATURES is the -O list ("verity", "" for
-# none, "verity,extra_attr,compression" ...); MIB makes the filesystem that
-# many MiB of DEV instead of all of it.  ext4's blocks are a page (-b: for
-# small filesystems mke2fs would pick 1 KiB ones, which fs-verity refuses).
+# none, "verity,extra_attr,compression" ...), to which the mode's are
+# added; MIB makes the filesystem that many MiB of DEV instead of all of
+# it.  ext4's blocks are a page (-b: for small filesystems mke2fs would pick
+# 1 KiB ones, which fs-verity refuses).
 fs_mkfs() {
 	_dev=$1
 	vt_disk_is_free "$_dev" || return 1
-	_feat=${2-verity}
+	_feat=$(vt_join "${2-verity}" "$(vt_mode_features)")
 	_mib=${3:-}
 	case $FS in
 	ext4)	mkfs.ext4 -q -F -b $BS ${_feat:+-O "$_feat"} "$_dev" ${_mib:+${_mib}M} ;;
@@ -284,10 +313,11 @@ fs_mkfs() {
 	esac || { echo "mkfs.$FS ${_feat:+-O $_feat} $_dev${_mib:+ (${_mib} MiB)} failed"; return 1; }
 }
 
-fs_mount() {	# DEV MOUNTPOINT [OPTIONS]
+fs_mount() {	# DEV MOUNTPOINT [OPTIONS]: OPTIONS and the mode's
 	mkdir -p "$2"
-	mount -t "$FS" ${3:+-o "$3"} "$1" "$2" ||
-		{ echo "mount -t $FS ${3:+-o $3} $1 $2 failed"; return 1; }
+	_o=$(vt_join "${3:-}" "$(vt_mode_options)")
+	mount -t "$FS" ${_o:+-o "$_o"} "$1" "$2" ||
+		{ echo "mount -t $FS ${_o:+-o $_o} $1 $2 failed"; return 1; }
 }
 
 # fs_check DEV: the filesystem's own read-only check of the unmounted DEV
