@@ -434,7 +434,8 @@ tr_start() {
 	echo 1 > "$TRACEFS/tracing_on"
 }
 
-# tr_stop: stop recording; print "add INDEX" and "del INDEX" lines, in order
+# tr_stop: stop recording; print "add INDEX PFN" and "del INDEX PFN" lines,
+# in order
 tr_stop() {
 	echo 0 > "$TRACEFS/tracing_on"
 	for _e in mm_filemap_add_to_page_cache mm_filemap_delete_from_page_cache; do
@@ -446,9 +447,21 @@ tr_stop() {
 	awk -v dev="dev $_dev " 'index($0, dev) == 0 { next }
 	     /mm_filemap_add_to_page_cache/ { op = "add" }
 	     /mm_filemap_delete_from_page_cache/ { op = "del" }
-	     /mm_filemap_/ { for (i = 1; i <= NF; i++)
-				if ($i ~ /^ofs=/) { sub(/^ofs=/, "", $i); print op, $i / 4096 } }' \
+	     /mm_filemap_/ { ofs = ""; pfn = ""
+			     for (i = 1; i <= NF; i++) {
+				if ($i ~ /^ofs=/) { ofs = $i; sub(/^ofs=/, "", ofs) }
+				if ($i ~ /^pfn=/) { pfn = $i; sub(/^pfn=/, "", pfn) }
+			     }
+			     if (ofs != "") print op, ofs / 4096, pfn }' \
 		"$TRACEFS/trace"
+}
+
+# page_uptodate PFN: the page frame PFN (0x...) is up to date
+# (/proc/kpageflags, KPF_UPTODATE)
+KPF_UPTODATE=3
+page_uptodate() {
+	_f=$(poke /proc/kpageflags $(($1 * 8)) getle 8) || return 1
+	[ $(((_f >> KPF_UPTODATE) & 1)) -eq 1 ]
 }
 
 # still_cached FIRST LAST < EVENTS: the page indices in FIRST..LAST that

@@ -564,7 +564,9 @@ t_journal_data() {
 # since the mount reads the blocks it moves.  It must not read them into
 # the file's page cache, where they would lie unverified until the first
 # open, whatever that open then does: f2fs moves the blocks of a verity
-# file through its meta mapping, as it does those of encrypted files.
+# file through its meta mapping, as it does those of encrypted files (and
+# only leaves in the file's page cache the pages it locks, not up to date:
+# /proc/kpageflags of the pages the filemap trace events name).
 t_gc_page_cache() {
 	need_helpers
 	need_fsverity
@@ -588,8 +590,12 @@ t_gc_page_cache() {
 	ev=$(tr_stop)
 	note "F2FS_IOC_GARBAGE_COLLECT_RANGE of the segment holding block $GC_K: $r"
 	expect_one_of "garbage collection of the file's segment" "$r" OK ENODATA
-	added=$(echo "$ev" | awk -v n=$(((GC_SIZE + BS - 1) / BS)) '$1 == "add" && $2 < n { printf "%s ", $2 }')
-	[ -z "$added" ] || fail "GC put data pages of the verity file in its page cache: $added"
+	filled=$(echo "$ev" | awk -v n=$(((GC_SIZE + BS - 1) / BS)) '$2 < n { print $1, $2, $3 }' |
+		{ while read -r op idx pfn; do
+			case $op in add) [ -n "$pfn" ] && page_uptodate "$pfn" && c="$c $idx" ;; esac
+		done; echo "${c:-}"; })
+	note "data pages GC added to the page cache: $(echo "$ev" | awk '$1 == "add"' | wc -l)"
+	[ -z "$filled" ] || fail "GC read data pages of the verity file into its page cache (up to date):$filled"
 	p2=$(physoff "$f" $((GC_K * BS))) || fail "physoff after GC failed"
 	[ "$p2" != "$p" ] || fail "precondition: GC did not move block $GC_K (device offset still $p)"
 	expect "checksum after GC" "$(sum_of "$W/gcp.ref")" "$(sum_of "$f")"
