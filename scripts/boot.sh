@@ -244,9 +244,17 @@ if [ "$split" != 1 ]; then
 	exit
 fi
 
-# Two VMs side by side.
+# Two VMs side by side: by default the first runs ext4 and the "once"
+# groups, the second f2fs.  VTEST_PASSES_EXT4 and VTEST_PASSES_F2FS give
+# each VM its passes instead (words FS or FS:MODE, tests/vm/run), without
+# the "once" groups: scripts/modes.sh shares the mount modes out that way.
 parts=(ext4 f2fs)
 declare -A extra=([ext4]=" vtest.fs=ext4" [f2fs]=" vtest.fs=f2fs vtest.once=0")
+if [ -n "${VTEST_PASSES_EXT4:-}${VTEST_PASSES_F2FS:-}" ]; then
+	passes_ext4=${VTEST_PASSES_EXT4:-ext4}
+	passes_f2fs=${VTEST_PASSES_F2FS:-f2fs}
+	extra=([ext4]=" vtest.fs=${passes_ext4// /,} vtest.once=0" [f2fs]=" vtest.fs=${passes_f2fs// /,} vtest.once=0")
+fi
 declare -A pids
 for p in "${parts[@]}"; do
 	start_vm "$tag-$p" "${extra[$p]}"
