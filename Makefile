@@ -8,7 +8,7 @@ export FLAVOR KSRC VTEST_FILTER VTEST_TIMEOUT VTEST_GROUP_TIMEOUT VTEST_HUNG_TAS
 S := scripts
 
 PHONY_TARGETS := all deps tree patch kernel initramfs host-test boot selftest check \
-	checkpatch kernel-doc step-checks bisect coexist distro-build lowmem crash i386 debug \
+	checkpatch kernel-doc step-checks bisect coexist distro-build lowmem modes crash i386 debug \
 	coverage demo bench shell devtree export rebase-check list-tests clean distclean help
 .PHONY: $(PHONY_TARGETS)
 
@@ -70,6 +70,11 @@ distro-build: patch ## build the touched directories with Debian's config, again
 # The core groups in 128 MiB guests; crash consistency of ENABLE.
 lowmem: kernel initramfs ## the core groups in guests of 128 MiB
 	@$(S)/lowmem.sh
+
+# The core groups again in the mount modes users run (ext4 data=journal,
+# data=writeback, nodelalloc, no journal; f2fs compression, no inline data).
+modes: kernel initramfs ## the core groups in ext4's and f2fs's other mount modes
+	@$(S)/modes.sh
 
 crash: kernel initramfs ## crash consistency of ENABLE: kill the guest, check on the next boot
 	@$(S)/crash.sh
