@@ -35,7 +35,7 @@ vm_closing=
 # The parts that run on the host: their skips (a missing valgrind, sparse
 # ...) must be listed in EXPECTED_SKIPS with the part's name as the kind
 # and the test's name as the ID.  The boots' skips are checked by boot.sh.
-HOST_PARTS=" host-tests checkpatch kernel-doc step-checks distro-build "
+HOST_PARTS=" host-tests checkpatch kernel-doc step-checks test-ids distro-build "
 
 # tally NAME LOG RC: add up the closing line of a finished part.  A part
 # that ends without one counts as one failure; so does each skip of a host
@@ -112,6 +112,9 @@ start_part host-tests env KSRC_PATCHED="$LINUX" "$ROOT/tests/host/run.sh"
 run_part checkpatch "$ROOT/scripts/checkpatch.sh"
 run_part kernel-doc "$ROOT/scripts/kerneldoc.sh"
 run_part step-checks "$ROOT/scripts/step-checks.sh"
+# The suite's test IDs against tests/test-ids.txt: a group that lists
+# fewer tests, or other ones, fails until the list is written again.
+run_part test-ids "$ROOT/scripts/list-tests.sh" --check
 finish_part host-tests
 finish_part harness-selftest
 # The metadata fuzzer runs 5000 ENABLE cases per filesystem in CI
@@ -131,6 +134,10 @@ fi
 if [ "${CHECK_ALL:-0}" = 1 ]; then
 	run_part distro-build "$ROOT/scripts/distro-build.sh"
 	run_part low-memory "$ROOT/scripts/lowmem.sh"
+	# The core groups in the other mount modes (ext4 data=journal,
+	# data=writeback, nodelalloc, no journal; f2fs compression, no
+	# inline data), three passes in each of the two VMs.
+	run_part modes "$ROOT/scripts/modes.sh"
 	run_part crash "$ROOT/scripts/crash.sh"
 	# The 32-bit kernel with highmem (build/obj-i386, its own build).
 	run_part i386 env VFUZZ_CASES="$fuzz" "$ROOT/scripts/i386.sh"

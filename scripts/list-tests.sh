@@ -12,6 +12,12 @@
 # a group cannot be listed or a test ID is used twice under one prefix.
 # The runner and the groups run under the sh of PATH (dash on Debian; the
 # guest's is busybox ash).
+#
+# --ids: the IDs alone, one a line, in the same order (the passes of make
+# modes too): tests/test-ids.txt holds them, and make check compares the
+# two (--check), so that a group that lists fewer tests, or other ones,
+# than it did fails the run until the file is written again on purpose
+# (scripts/list-tests.sh --ids > tests/test-ids.txt).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -27,6 +33,36 @@ list() {
 list default 1024 ''
 list lowmem 128 ''
 list nosigs 1024 vtest.sigs=off
+IDS_FILE=$ROOT/tests/test-ids.txt
+
+# ids: the IDs of the lists above, then those of make modes' passes
+ids() {
+	local l
+	for l in default lowmem nosigs; do grep -v '^#' "$tmp/$l" | cut -d' ' -f1; done | awk '!seen[$0]++'
+	VTEST_LIST=1 VTEST_MEM_MIB=1024 VTEST_KCMDLINE='' TMPDIR=$tmp VTEST_FS="$MODES_PASSES" \
+		VTEST_GROUPS="${MODES_GROUPS//,/ }" sh "$ROOT/tests/vm/run" | grep -v '^#' | cut -d' ' -f1 |
+		grep -v '^end/'
+}
+case ${1:-} in
+--ids)
+	ids
+	exit
+	;;
+--check)
+	ids >"$tmp/ids"
+	if diff -u "$IDS_FILE" "$tmp/ids" >"$tmp/ids.diff"; then
+		tap_report OK "test IDs: the suite lists the $(wc -l <"$tmp/ids") tests of ${IDS_FILE#"$ROOT"/}"
+	else
+		echo "(- in ${IDS_FILE#"$ROOT"/}, + listed now; if the change is meant: scripts/list-tests.sh --ids > ${IDS_FILE#"$ROOT"/})" >>"$tmp/ids.diff"
+		tap_report FAIL "test IDs: the suite lists the tests of ${IDS_FILE#"$ROOT"/}" "$tmp/ids.diff"
+	fi
+	tap_closing
+	[ "$tap_fail" -eq 0 ]
+	exit
+	;;
+'') ;;
+*) die "usage: list-tests.sh [--ids|--check]" ;;
+esac
 
 cat "$tmp/default"
 # only_in NAME TITLE: the tests of list NAME that the default boot lacks

@@ -10,12 +10,11 @@
 # smaller than a page, checkpoint=disable), have tests of their own in
 # 36-fs-hardening.  The passes are shared out between the usual two VMs,
 # three each; the test IDs carry the mode (ext4-journal/20.06).
-# MODES_GROUPS changes the groups.  Output: the suite's lines and its
+# MODES_GROUPS changes the groups (scripts/lib.sh).  Output: the suite's lines and its
 # closing line; logs build/logs/{console,results}-modes*.log.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-VTEST_PASSES_EXT4="ext4:journal ext4:writeback f2fs:compress" \
-	VTEST_PASSES_F2FS="ext4:nodelalloc ext4:nojournal f2fs:noinline" \
-	BOOT_TAG=modes VTEST_CMDLINE="vtest.groups=${MODES_GROUPS:-10,20,30,35}${VTEST_CMDLINE:+ $VTEST_CMDLINE}" \
+VTEST_PASSES_EXT4=$MODES_PASSES_VM1 VTEST_PASSES_F2FS=$MODES_PASSES_VM2 \
+	BOOT_TAG=modes VTEST_CMDLINE="vtest.groups=$MODES_GROUPS${VTEST_CMDLINE:+ $VTEST_CMDLINE}" \
 	exec "$ROOT/scripts/boot.sh" test

@@ -28,11 +28,14 @@ cases=(
 	"busy test $BOOT_LIMIT|not ok [0-9]+ - ext4/05\\.umount ext4: /mnt/vt unmounts after test group 05-inject-busy|a test group that leaves its scratch mount busy fails the unmount check"
 	"dupid test $BOOT_LIMIT|not ok [0-9]+ - ext4/ids ext4: every test ID is unique|two tests of one ID fail the run"
 	"badplan test $BOOT_LIMIT|the TAP plan of .*results-selftest-badplan\\.log is 1\\.\\.2, but it has 1 test lines|a result stream whose TAP plan does not match its test lines fails the run"
+	"kmsgwarn test $BOOT_LIMIT|kernel log shows a WARNING|a WARNING in the middle of a long kernel log fails the run, with the two VMs side by side"
+	"pcutbreak test $BOOT_LIMIT|not ok [0-9]+ - ext4/80\\.02 |the power-cut group fails a replay that loses the writes of a flush"
 )
 # The hung-task timeout of the hungtask case, in seconds, shorter than the
 # suite's (the guest panics after one to two of them).
 HUNG_TASK_SECS=5
-declare -A case_env=([hungtask]="VTEST_HUNG_TASK_SECS=$HUNG_TASK_SECS")
+# kmsgwarn runs in the two VMs side by side, as make check does.
+declare -A case_env=([hungtask]="VTEST_HUNG_TASK_SECS=$HUNG_TASK_SECS" [kmsgwarn]="VTEST_SPLIT=1")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -42,8 +45,8 @@ trap 'rm -rf "$tmp"' EXIT
 boot_broken() {
 	local rc=0
 	# shellcheck disable=SC2086 # the case's variables, split at spaces
-	env ${case_env[$1]:-} BOOT_TAG="selftest-$1" VTEST_INJECT="$1" VTEST_TIMEOUT="$3" \
-		VTEST_FILTER='' VTEST_SPLIT=0 "$ROOT/scripts/boot.sh" "$2" >"$tmp/$1.out" 2>&1 || rc=$?
+	env VTEST_SPLIT=0 ${case_env[$1]:-} BOOT_TAG="selftest-$1" VTEST_INJECT="$1" VTEST_TIMEOUT="$3" \
+		VTEST_FILTER='' "$ROOT/scripts/boot.sh" "$2" >"$tmp/$1.out" 2>&1 || rc=$?
 	echo "$rc" >"$tmp/$1.rc"
 }
 # At most this many boots at a time (the hung ones, first in the list,
