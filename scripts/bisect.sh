@@ -22,7 +22,11 @@
 # without it another (build/bisect/obj-no-fs-verity): fs.h tests the option
 # in struct inode and struct super_block, so each change of it recompiles
 # most of the kernel, and the steps would otherwise change it three times
-# (off at patch 1, on at patch 2, off and on again in the variants).  A
+# (off at patch 1, on at patch 2, off and on again in the variants).
+# Without the option, only fs/ and security/ use what it takes away: those
+# builds (patch 1, the FS_VERITY=n variant) compile and archive fs/ and
+# security/ alone, unless a .c file elsewhere in the tree names
+# fs-verity's symbols (checked at each such build): then everything.  A
 # build whose inputs (the patches applied, the config fragment, the pristine
 # tree, the compiler) equal those of its last run is reported from that run
 # instead of being redone, and says so.  The two folders take turns, so
@@ -93,6 +97,23 @@ fragment() {
 		{ print }' "$defined" -
 }
 
+# The directories that a build without CONFIG_FS_VERITY compiles
+NO_VERITY_DIRS="fs/ security/"
+# no_verity_target TREE: what a build without CONFIG_FS_VERITY makes: the
+# directories of NO_VERITY_DIRS, or every object (".") when a .c file
+# outside them names fs-verity's symbols (said on stderr)
+no_verity_target() {
+	local users
+	users=$(cd "$1" && grep -rlE '\bfsverity_|\bIS_VERITY\b|\bi_verity_info\b|\bs_vop\b' \
+		--include='*.c' . | sed 's|^\./||' | grep -vE "^(${NO_VERITY_DIRS// /|}|tools/)" || true)
+	if [ -n "$users" ]; then
+		echo "fs-verity's symbols are named outside $NO_VERITY_DIRS ($(echo $users)): every object is built" >&2
+		echo .
+	else
+		echo "$NO_VERITY_DIRS"
+	fi
+}
+
 # warnings LOG: the warnings of a build log, without line and column numbers
 warnings() {
 	grep -E ': warning: ' "$1" | sed -E 's/:[0-9]+:[0-9]+: warning: /: warning: /' | sort -u || true
@@ -110,7 +131,12 @@ build() {
 	SERIES_UPTO=$upto LINUX_TREE=$tree "$ROOT/scripts/patch.sh" 2>"$log" ||
 		{ built=FAIL; return; }
 	fragment "$tree" "$variant" >"$frag" 2>>"$log"
-	if grep -q '^CONFIG_FS_VERITY=y$' "$frag"; then obj=$obj_verity; else obj=$obj_no_verity; fi
+	if grep -q '^CONFIG_FS_VERITY=y$' "$frag"; then
+		obj=$obj_verity
+	else
+		obj=$obj_no_verity
+		target=$(no_verity_target "$tree" 2>>"$log")
+	fi
 	key=$( {
 		cat "$BUILD/pristine.version" "$frag"
 		echo "$compiler $target"

@@ -15,7 +15,8 @@ set -euo pipefail
 [ -f "$LINUX.applied" ] || die "the series is not applied in $LINUX: run 'make patch' first"
 
 # BASE_CONFIG replaces configs/test.config, KERNEL_TARGET the bzImage target
-# and BUILD_TAG the name of the logs ('make bisect' sets all three).
+# (make's targets, separated by spaces) and BUILD_TAG the name of the logs
+# ('make bisect' sets all three).
 fragments=("${BASE_CONFIG:-$ROOT/configs/test.config}")
 # faults.config (fault injection, power cuts, soft lockups) serves groups
 # that the i386 kernel and make bisect's builds (BASE_CONFIG) do not run.
@@ -109,7 +110,8 @@ fi
 export KBUILD_BUILD_USER=fsverity KBUILD_BUILD_HOST=qemu KBUILD_BUILD_TIMESTAMP="@0"
 info "building $target ($tag) in ${OBJ#"$ROOT"/} with -j$JOBS"
 start=$(date +%s)
-if ! kmake -j"$JOBS" CC="$cc" "$target" >"$LOGS/build-$tag.log" 2>&1; then
+read -ra targets <<<"$target"
+if ! kmake -j"$JOBS" CC="$cc" "${targets[@]}" >"$LOGS/build-$tag.log" 2>&1; then
 	grep -E 'error|Error' "$LOGS/build-$tag.log" | head -n 30 >&2
 	die "kernel build failed; full log: ${LOGS#"$ROOT"/}/build-$tag.log"
 fi
