@@ -45,7 +45,7 @@ ci_size_value() {
 	zero:*) echo 0 ;;
 	short:*) echo 1 ;;
 	long:f2fs:dir*) echo $((16 * BS)) ;;
-	huge:f2fs:dir*) echo $((1 << 30)) ;;
+	huge:f2fs:dir*) echo $((1 << 24)) ;;
 	long:*) echo $((1 << 30)) ;;
 	huge:*) echo $((1 << 62)) ;;
 	esac
