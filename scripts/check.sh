@@ -140,7 +140,7 @@ if [ "${CHECK_ALL:-0}" = 1 ]; then
 	run_part modes "$ROOT/scripts/modes.sh"
 	run_part crash "$ROOT/scripts/crash.sh"
 	# The 32-bit kernel with highmem (build/obj-i386, its own build).
-	run_part i386 env VFUZZ_CASES="$fuzz" "$ROOT/scripts/i386.sh"
+	run_part i386 "$ROOT/scripts/i386.sh"
 	# The debug kernel (KASAN, UBSAN, lockdep, kmemleak: build/obj-debug,
 	# its own build) and the core groups on it.
 	run_part debug "$ROOT/scripts/debug.sh"

@@ -83,7 +83,7 @@ PMEM_MIN_GUEST_MIB=1024
 MODES_PASSES_VM1="ext4:journal ext4:writeback f2fs:compress"
 MODES_PASSES_VM2="ext4:nodelalloc ext4:nojournal f2fs:noinline"
 MODES_PASSES="$MODES_PASSES_VM1 $MODES_PASSES_VM2"
-MODES_GROUPS=${MODES_GROUPS:-10,20,30,35}
+MODES_GROUPS=${MODES_GROUPS:-20,30,35}
 
 # Number of parallel jobs for kernel builds.
 JOBS=${JOBS:-$(nproc)}
