@@ -25,7 +25,7 @@ export FLAVOR=debug
 tests=${DEBUG_TESTS:-*/20.*|*/30.*|*/35.*|*/36.0[1-46-9]|*/36.1?|*/37.*|*/38.0[1236]|*/50.*|*/80.*|end/*}
 # The power cuts replay a point in seconds on the test kernel, many times
 # that on this one: a sample of the flush points and random ones
-pcut=${DEBUG_PCUT:-pcut.max=12 pcut.random=4}
+pcut=${DEBUG_PCUT:-pcut.max=4 pcut.random=1}
 # The debug kernel runs the groups five to nine times slower than the test one
 export VTEST_TIMEOUT_SCALE=${VTEST_TIMEOUT_SCALE:-4}
 "$ROOT/scripts/kernel.sh"
