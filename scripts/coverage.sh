@@ -8,8 +8,9 @@
 # 2. FLAVOR=coverage: test.config + configs/coverage.config (GCOV_KERNEL,
 #    not GCOV_PROFILE_ALL) built in build/coverage/obj, under
 #    flock build/.kbuild.lock (one kernel build at a time on the machine).
-# 3. The whole suite in the two VMs (scripts/boot.sh, VTEST_GCOV_DIR), then
-#    the groups 20 and 70 in one VM of two CPUs: at the end of its run
+# 3. The whole suite in the two VMs (scripts/boot.sh, VTEST_GCOV_DIR), the
+#    mount-mode passes (scripts/modes.sh) in two more, then the groups 20
+#    and 70 in one VM of two CPUs: at the end of its run
 #    each guest's /init writes a tar of the .gcda files
 #    of /sys/kernel/debug/gcov onto a disk of its own, an image file the
 #    host reads with tar (never mounted).
@@ -33,17 +34,21 @@
 # COVERAGE_REPORT_ONLY=1 makes the report again from the last run's gcov
 # disks (no build, no boot).
 #
-# COVERAGE_STEP splits the work in two for make check (CHECK_ALL=1), whose
-# suite in the VMs is this suite, run once: "suite" builds the kernel and
-# runs the suite in the two VMs (steps 1 to 3 but for the two-CPU boot),
-# then prints its merged results (every test's TAP line and the closing
-# line); "report" runs the two-CPU boot and makes the report from both
-# runs' counters (steps 3 and 4), with its five checks.  Default: "all".
+# COVERAGE_STEP splits the work in three for make check (CHECK_ALL=1),
+# whose suite in the VMs and whose mount-mode passes are these, run once:
+# "suite" builds the kernel and runs the suite in the two VMs (steps 1 to 3
+# but for the modes and the two-CPU boot), then prints its merged results
+# (every test's TAP line and the closing line); "modes" runs
+# scripts/modes.sh on this kernel (the ext4 journal modes and no journal,
+# the f2fs compression and no-inline passes: the lines the series adds for
+# them run nowhere else) and prints its results the same way; "report"
+# runs the two-CPU boot and makes the report from every run's counters
+# (steps 3 and 4), with its five checks.  Default: "all", the three.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 export FLAVOR=coverage
 step=${COVERAGE_STEP:-all}
-case $step in all | suite | report) ;; *) die "COVERAGE_STEP must be all, suite or report, not '$step'" ;; esac
+case $step in all | suite | modes | report) ;; *) die "COVERAGE_STEP must be all, suite, modes or report, not '$step'" ;; esac
 
 COV=$BUILD/coverage
 CTREE=$COV/linux
@@ -117,35 +122,55 @@ gdisks=$COV/gcov-disks
 # one): the same cases, hence the same lines, in every run.
 cmdline="${VTEST_CMDLINE:+$VTEST_CMDLINE }vfuzz.seed=${COVERAGE_FUZZ_SEED:-1}"
 if [ -z "${COVERAGE_REPORT_ONLY:-}" ] && [ "$step" != report ]; then
-# 2. The kernel.
-info "waiting for build/.kbuild.lock (one kernel build at a time)"
-start=$(date +%s)
-flock "$BUILD/.kbuild.lock" env LINUX_TREE="$CTREE" KOBJ="$COBJ" "$ROOT/scripts/kernel.sh"
-build_secs=$(($(date +%s) - start))
+# 2. The kernel (the step "modes" boots the one "suite" built).
+if [ "$step" != modes ]; then
+	info "waiting for build/.kbuild.lock (one kernel build at a time)"
+	start=$(date +%s)
+	flock "$BUILD/.kbuild.lock" env LINUX_TREE="$CTREE" KOBJ="$COBJ" "$ROOT/scripts/kernel.sh"
+	build_secs=$(($(date +%s) - start))
+fi
 nobj=$(find "$COBJ/fs" -name '*.gcno' | wc -l)
 [ "$nobj" -gt 0 ] || die "no .gcno file in ${COBJ#"$ROOT"/}/fs: gcov did not profile anything"
 
-# 3. The suite, with a gcov disk per guest.
-rm -rf "$gdisks"
-mkdir -p "$gdisks"
-info "the suite on the coverage kernel (both VMs)"
-start=$(date +%s)
-VTEST_CMDLINE=$cmdline VTEST_GCOV_DIR=$gdisks KOBJ=$COBJ \
-	"$ROOT/scripts/boot.sh" test >"$COV/suite.log" 2>&1 || suite_ok=0
-run_secs=$(($(date +%s) - start))
-echo "$run_secs" >"$COV/suite.secs"
+# 3. The suite, then the mount-mode passes, with a gcov disk per guest.
+# run_on_coverage WHAT LOG COMMAND...: a run of the suite on this kernel
+# (its output to build/coverage/LOG.log, its seconds added to suite.secs)
+run_on_coverage() {
+	local what=$1 log=$COV/$2.log t0
+	shift 2
+	info "$what on the coverage kernel"
+	t0=$(date +%s)
+	VTEST_GCOV_DIR=$gdisks KOBJ=$COBJ "$@" >"$log" 2>&1 || suite_ok=0
+	echo $(($(cat "$COV/suite.secs" 2>/dev/null || echo 0) + $(date +%s) - t0)) >"$COV/suite.secs.new"
+	mv "$COV/suite.secs.new" "$COV/suite.secs"
+}
+if [ "$step" = all ] || [ "$step" = suite ]; then
+	rm -rf "$gdisks" "$COV/suite.secs"
+	mkdir -p "$gdisks"
+	run_on_coverage "the suite (both VMs)" suite env VTEST_CMDLINE="$cmdline" "$ROOT/scripts/boot.sh" test
 fi
-if [ "$step" = suite ]; then
-	# The suite's own results: its tests count as make check's suite
-	tr -d '\r' <"$LOGS/results-coverage-test.log"
-	info "the suite on the coverage kernel took $(cat "$COV/suite.secs") s (build/coverage/suite.log)"
+if [ "$step" = all ] || [ "$step" = modes ]; then
+	[ -d "$gdisks" ] || die "no ${gdisks#"$ROOT"/}: run COVERAGE_STEP=suite first"
+	run_on_coverage "the mount-mode passes (scripts/modes.sh)" suite-modes \
+		env BOOT_TAG=coverage-modes VTEST_CMDLINE="$cmdline" "$ROOT/scripts/modes.sh"
+fi
+run_secs=$(cat "$COV/suite.secs")
+fi
+# print_run TAG LOG: (steps suite and modes) the merged results of the run
+# BOOT_TAG TAG, whose tests count as make check's, then exit with its
+# verdict
+print_run() {
+	tr -d '\r' <"$LOGS/results-$1.log"
+	info "${1#coverage-} on the coverage kernel: build/coverage/$2.log"
 	if [ "$suite_ok" != 1 ]; then
 		# the judgement of the guests (kernel logs, hangs), not their lines
-		grep -v '^\(ext4\|f2fs\)| ' "$COV/suite.log" | tail -n 20 >&2
+		grep -v '^\(ext4\|f2fs\)| ' "$COV/$2.log" | tail -n 20 >&2
 		exit 1
 	fi
 	exit 0
-fi
+}
+[ "$step" != suite ] || print_run coverage-test suite
+[ "$step" != modes ] || print_run coverage-modes suite-modes
 if [ -z "${COVERAGE_REPORT_ONLY:-}" ]; then
 start=$(date +%s)
 # Then the corruption and the concurrency groups in one guest of two CPUs
@@ -161,7 +186,7 @@ fi
 # failure, or without its closing line, fails the check (also when
 # COVERAGE_REPORT_ONLY=1 reports an earlier run)
 suite=
-for run in "the suite|test" "groups $COVERAGE_SMP_GROUPS on two CPUs|smp"; do
+for run in "the suite|test" "the mount modes|modes" "groups $COVERAGE_SMP_GROUPS on two CPUs|smp"; do
 	closing=$(closing_line "$LOGS/results-coverage-${run#*|}.log")
 	suite+="${suite:+; }${run%|*}: $closing"
 	read -r _ failed _ < <(closing_counts "${closing:-0 passed, 1 failed}")

@@ -256,6 +256,39 @@ tap_merge_boots() {
 	fi
 }
 
+# capped NAME SECONDS COMMAND...: run COMMAND in a session of its own; when
+# it is still running after SECONDS, stop every process of the session
+# (SIGTERM, then SIGKILL CHECK_KILL_GRACE seconds later: timeout(1) and the
+# QEMUs under it are in process groups of their own, but in that session),
+# say so on stderr and fail.  Used by scripts/check.sh.
+capped() {
+	local name=$1 secs=$2 sidfile wd rc=0 pid end
+	shift 2
+	sidfile=$(mktemp)
+	# shellcheck disable=SC2016 # $$ is the session leader's, on purpose
+	setsid bash -c 'echo $$ > "$0"; exec "$@"' "$sidfile" "$@" &
+	pid=$!
+	end=$(($(date +%s) + secs))
+	# the watchdog: it ends when the command does, or stops it at the end
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$(date +%s)" -ge "$end" ]; then
+			echo "check: part $name stopped after $secs s: the run's deadline (CHECK_DEADLINE) came" >&2
+			pkill -TERM -s "$(cat "$sidfile")" || true
+			sleep "$CHECK_KILL_GRACE"
+			pkill -KILL -s "$(cat "$sidfile")" || true
+			break
+		fi
+		sleep 1
+	done &
+	wd=$!
+	wait "$pid" || rc=$?
+	wait "$wd" || true
+	rm -f "$sidfile"
+	return "$rc"
+}
+# seconds between a part's SIGTERM and its SIGKILL at the deadline
+CHECK_KILL_GRACE=${CHECK_KILL_GRACE:-15}
+
 # apt_update: refresh apt's package lists (as root), once.  A mirror caught
 # in the middle of a sync serves index files that do not match its Release
 # file ("File has unexpected size ... Mirror sync in progress?"), and apt-get

@@ -12,10 +12,11 @@
 # 36-fs-hardening.  The passes are shared out between the usual two VMs,
 # three each; the test IDs carry the mode (ext4-journal/20.06).
 # MODES_GROUPS changes the groups (scripts/lib.sh).  Output: the suite's lines and its
-# closing line; logs build/logs/{console,results}-modes*.log.
+# closing line; logs build/logs/{console,results}-modes*.log (BOOT_TAG
+# names them otherwise).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 VTEST_PASSES_EXT4=$MODES_PASSES_VM1 VTEST_PASSES_F2FS=$MODES_PASSES_VM2 \
-	BOOT_TAG=modes VTEST_CMDLINE="vtest.groups=$MODES_GROUPS${VTEST_CMDLINE:+ $VTEST_CMDLINE}" \
+	BOOT_TAG=${BOOT_TAG:-modes} VTEST_CMDLINE="vtest.groups=$MODES_GROUPS${VTEST_CMDLINE:+ $VTEST_CMDLINE}" \
 	exec "$ROOT/scripts/boot.sh" test

@@ -728,6 +728,32 @@ t_match_mtimes() {
 	[ "$(cat "$d/tree/linked")" = p ] || { echo "the copied link lost its content"; return 1; }
 }
 
+# scripts/lib.sh's capped, which stops a part of make check at CI's
+# deadline: a command that ends in time keeps its status and output; one
+# that runs past its seconds fails, says so, and none of its processes
+# survives, not even one under timeout(1) in a process group of its own (as
+# boot.sh runs QEMU).
+t_capped() {
+	local d="$TMP/capped" t0 rc=0 left
+	rm -rf "$d"
+	mkdir -p "$d"
+	(. "$REPO/scripts/lib.sh" && capped quick 20 sh -c 'echo out; exit 3') >"$d/quick" 2>&1 || rc=$?
+	[ "$rc" -eq 3 ] && [ "$(cat "$d/quick")" = out ] ||
+		{ echo "a command that ends in time: status $rc, output '$(cat "$d/quick")', want 3 and 'out'"; return 1; }
+	t0=$(date +%s)
+	rc=0
+	(. "$REPO/scripts/lib.sh" && CHECK_KILL_GRACE=1 capped slow 2 \
+		sh -c "timeout 300 sleep 300 & echo \$! > '$d/pid'; wait") >"$d/slow" 2>&1 || rc=$?
+	[ "$rc" -ne 0 ] || { echo "a command past its time: status 0, want a failure"; return 1; }
+	[ $(($(date +%s) - t0)) -lt 60 ] || { echo "a command past its 2 s ran $(($(date +%s) - t0)) s"; return 1; }
+	grep -q "part slow stopped after 2 s" "$d/slow" ||
+		{ echo "no line names the stopped part: $(cat "$d/slow")"; return 1; }
+	left=$(cat "$d/pid")
+	sleep 1
+	! kill -0 "$left" 2>/dev/null || { echo "the command's timeout(1) (pid $left) survived"; return 1; }
+	! pgrep -f "sleep 300" >/dev/null || { echo "its sleep survived: $(pgrep -af 'sleep 300')"; return 1; }
+}
+
 test_tools_tests() {
 	run_test "vfuzz selftest: hashes, the model of the format, mutated copies" \
 		t_vfuzz_selftest
@@ -737,6 +763,8 @@ test_tools_tests() {
 		t_apt_retries
 	run_test "make bisect: a file whose content is again what a build folder last built gets back its mtime; another gets a new one" \
 		t_match_mtimes
+	run_test "make check: a part past CI's deadline is stopped with every process it started, and named; one in time keeps its status" \
+		t_capped
 }
 
 # ---------------------------------------------------------------------------
