@@ -37,6 +37,12 @@
  *                                through the mapping after CMD; "SIGBUS" if
  *                                that read faults), exit with CMD's status
  *   vioctl cow-at FILE PAGE CMD...  the same with the pages PAGE and PAGE+1
+ *   vioctl cow-pages FILE PAGE N CMD...
+ *                                the same with the N pages from PAGE (N >= 2):
+ *                                the marker in the first, every other one
+ *                                mapped from the page cache before CMD and
+ *                                read after it, one word each ("kept HEX
+ *                                SIGBUS" for N = 3)
  *   vioctl readpast FILE OFF N   N rounds: wait until FILE opens (the first
  *                                open after drop_caches sets it up), then
  *                                pread at OFF (the data size); prints
@@ -244,39 +250,55 @@ static void on_sigbus(int sig)
 
 #define COW_MARKER "private copy-on-write page of vioctl cow"
 
-static int do_cow(const char *path, unsigned long long page, char **cmd)
+/*
+ * Print " HEX", the first 8 bytes of @pg in hex, read through the mapping,
+ * or " SIGBUS" when that read faults.  SIGBUS must be caught (on_sigbus).
+ */
+static void print_head(volatile unsigned char *pg)
+{
+	unsigned char head[8];
+	int i;
+
+	if (sigsetjmp(bus_jmp, 1)) {
+		printf(" SIGBUS");
+		return;
+	}
+	for (i = 0; i < 8; i++)
+		head[i] = pg[i];
+	printf(" ");
+	for (i = 0; i < 8; i++)
+		printf("%02x", head[i]);
+}
+
+static int do_cow(const char *path, unsigned long long page,
+		  unsigned long long npages, char **cmd)
 {
 	long ps = sysconf(_SC_PAGESIZE);
-	volatile unsigned char *second;
-	unsigned char head[8];
+	unsigned long long k;
 	char *p;
-	int fd, rc, i;
+	int fd, rc;
 
+	if (npages < 2 || npages > 64)
+		die("cow: %llu pages: 2 to 64", npages);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		die("cow: open %s: %s", path, errname(errno));
-	p = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
+	p = mmap(NULL, npages * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
 		 (off_t)(page * ps));
 	if (p == MAP_FAILED)
 		die("cow: mmap %s: %s", path, errname(errno));
 	close(fd);
-	second = (volatile unsigned char *)p + ps;
-	(void)second[0];	/* map the second page from the page cache */
+	/* map the other pages from the page cache */
+	for (k = 1; k < npages; k++)
+		(void)((volatile unsigned char *)p)[k * ps];
 	memcpy(p, COW_MARKER, sizeof(COW_MARKER));
 
 	rc = run_cmd(cmd);
 
 	printf("%s", memcmp(p, COW_MARKER, sizeof(COW_MARKER)) ? "LOST" : "kept");
 	signal(SIGBUS, on_sigbus);
-	if (sigsetjmp(bus_jmp, 1)) {
-		printf(" SIGBUS\n");
-		return rc;
-	}
-	for (i = 0; i < 8; i++)
-		head[i] = second[i];
-	printf(" ");
-	for (i = 0; i < 8; i++)
-		printf("%02x", head[i]);
+	for (k = 1; k < npages; k++)
+		print_head((volatile unsigned char *)p + k * ps);
 	printf("\n");
 	return rc;
 }
@@ -314,7 +336,7 @@ static int do_readpast(const char *path, unsigned long long off,
 static void usage(void)
 {
 	die("usage: vioctl enable|enable-arg|enable-rw|measure|measure-efault|"
-	    "measure-rofault|flags|statx|lstatx|dax|open|truncate|hold|cow|cow-at|readpast ...  (see the source)");
+	    "measure-rofault|flags|statx|lstatx|dax|open|truncate|hold|cow|cow-at|cow-pages|readpast ...  (see the source)");
 }
 
 int main(int argc, char **argv)
@@ -359,9 +381,12 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "hold") && argc >= 5)
 		return do_hold(argv[2], argv[3], argv + 4);
 	if (!strcmp(cmd, "cow") && argc >= 4)
-		return do_cow(path, 0, argv + 3);
+		return do_cow(path, 0, 2, argv + 3);
 	if (!strcmp(cmd, "cow-at") && argc >= 5)
-		return do_cow(path, parse_u64(argv[3], "page"), argv + 4);
+		return do_cow(path, parse_u64(argv[3], "page"), 2, argv + 4);
+	if (!strcmp(cmd, "cow-pages") && argc >= 6)
+		return do_cow(path, parse_u64(argv[3], "page"),
+			      parse_u64(argv[4], "number of pages"), argv + 5);
 	if (!strcmp(cmd, "readpast") && argc == 5)
 		return do_readpast(path, parse_u64(argv[3], "offset"),
 				   parse_u64(argv[4], "rounds"));

@@ -1,11 +1,12 @@
 #!/bin/sh
 #@ fs: ext4 f2fs
 # Hardening of the fs/verity core against what an attacker or a failing disk
-# can do: another process's private copy-on-write pages survive ENABLE; a
-# failed first open leaves no unverified data page cached; a failure inside
-# ENABLE after the filesystem was asked to set its flag (injected I/O errors)
-# never leaves pages read before ENABLE to be served unverified; racing first
-# opens never read the metadata past the data size; require_signatures also
+# can do: another process's private copy-on-write pages survive ENABLE, its
+# other pages are read again, verified; a failed first open leaves no
+# unverified data page cached; a failure inside ENABLE after the filesystem
+# was asked to set its flag (injected I/O errors) never leaves pages read
+# before ENABLE to be served unverified; racing first opens never read the
+# metadata past the data size; require_signatures also
 # refuses inodes already in the cache; a random read brings in one tree page
 # per level and no metadata page; an extension length near 2^32 is refused;
 # read errors at the first open and during reads, of a tree page in the
@@ -62,34 +63,53 @@ hex8_at() {	# FILE OFF: the 8 bytes at OFF, in hex
 
 # ENABLE must drop the page cache (the pages were read unverified) but not
 # the private copy-on-write copies of another process's MAP_PRIVATE mapping:
-# they are that process's memory.  A page the mapping never wrote is mapped
-# from the page cache again, read and verified.
+# they are that process's memory.  The pages the mapping never wrote are
+# mapped from the page cache again and verified: with data block 2 changed
+# on the disk behind the page cache right after ENABLE (the page cache
+# holding it before ENABLE), page 1 reads its bytes and page 2 SIGBUS.  A
+# page cache that ENABLE kept would give page 2 its old, unverified bytes.
 t_cow() {
 	mk_setup cow $((3 * BS)) 350
-	out=$(vioctl cow "$D/cow" vioctl enable "$D/cow")
-	expect "ENABLE run under the mapping, then the marker and page 1" \
-		"OK kept $(hex8_at "$W/cow.ref" $BS)" "$(echo $out)"
+	p=$(physoff "$D/cow" $((2 * BS))) || fail "physoff failed"
+	sync	# nothing left to write over the poke: ENABLE writes no data
+	# the mapping (pages 0-2, all mapped) runs ENABLE, then the poke
+	# shellcheck disable=SC2016 # expanded by the sh -c
+	out=$(vioctl cow-pages "$D/cow" 0 3 sh -c \
+		'vioctl enable "$1" && poke "$2" "$3" xor ff > /dev/null || echo FAILED' \
+		sh "$D/cow" "$VT_DEV" "$p")
+	expect "ENABLE, then block 2 changed on the disk, under the mapping; then the marker, page 1, page 2" \
+		"OK kept $(hex8_at "$W/cow.ref" $BS) SIGBUS" "$(echo $out)"
 	expect "GETFLAGS" verity "$(vioctl flags "$D/cow" | cut -d' ' -f1)"
 }
 
 # A footer pointing into the data (desc_reverse_offset reaching offset 0)
 # makes the first open fail; the data pages read on the way must not stay
 # in the page cache, where a later successful open would serve them
-# without verification.
+# without verification.  The control: on the same mount, with the same
+# trace, reading a plain file of as many pages must show each page added
+# and left cached, or the trace could not have seen the failed open's.
 t_failed_open_cache() {
 	mk_setup fo $((10 * BS)) 351	# data 0-9, tree 10, descriptor 11
+	gen $((10 * BS)) 351 > "$D/fo.plain" || fail "cannot write $D/fo.plain"
 	ino=$(stat -c %i "$D/fo")
+	pino=$(stat -c %i "$D/fo.plain")
 	fend=$(cat "$W/fo.full")	# the footer ends the set-up file
 	[ "$fend" -le $((16 * BS)) ] || fail "the test file's metadata ends at $fend, past 16 pages"
 	p=$(physoff "$D/fo" $((fend - 12))) || fail "physoff failed"
 	expect "FS_IOC_ENABLE_VERITY" OK "$(vioctl enable "$D/fo")"
-	raw_set "$p" "$(le32 "$fend")"
+	raw_set "$p" "$(le32 "$fend")"	# the remount leaves no page cached
 	tr_start "$ino"
 	r=$(vioctl open "$D/fo" r)
 	ev=$(tr_stop)
 	expect_one_of "first open with the footer pointing at offset 0" "$r" EINVAL EBADMSG
 	left=$(echo "$ev" | still_cached 0 9)
 	[ -z "$left" ] || fail "data pages left in the page cache, unverified, after the failed open: $left (events: $(echo $ev))"
+	tr_start "$pino"
+	got=$(sum_of "$D/fo.plain")
+	ev=$(tr_stop)
+	expect "control: the plain file's contents" "$(sum_of "$W/fo.ref")" "$got"
+	expect "control: pages of the plain file that its read added and left cached" \
+		"0 1 2 3 4 5 6 7 8 9 " "$(echo "$ev" | still_cached 0 9 | tr ' ' '\n' | sort -n | tr '\n' ' ')"
 }
 
 le32() {	# N: 8 hex digits, little endian
@@ -474,8 +494,8 @@ t_open_failed_enable() {
 }
 
 H="$FS: hardening:"
-vt_test 35.01 "$H ENABLE keeps another process's MAP_PRIVATE copy-on-write page, remaps the others verified" t_cow
-vt_test 35.02 "$H a first open failing on a footer that points into the data leaves no data page cached" t_failed_open_cache
+vt_test 35.01 "$H ENABLE keeps another process's MAP_PRIVATE copy-on-write page, remaps the others verified (a block changed on the disk after ENABLE: SIGBUS)" t_cow
+vt_test 35.02 "$H a first open failing on a footer that points into the data leaves no data page cached (the trace shows a plain file's pages, the control)" t_failed_open_cache
 vt_test 35.03 "$H ENABLE failing under injected write errors never leaves cached pages served unverified" t_enable_fault
 vt_test 35.04 "$H read errors at the first open and during reads: EIO, never a wrong byte; the inode recovers" t_read_fault
 vt_test 35.05 "$H racing first opens after drop_caches never read past the data size" t_race_first_open

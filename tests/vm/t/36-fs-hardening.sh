@@ -11,9 +11,9 @@
 # ENABLE lowered it neither hangs nor verifies metadata as data.  f2fs: garbage
 # collection before the first open never leaves unverified data cached; a
 # FADVISE_TRUNC_BIT on an enabled inode never lets the first open truncate
-# the tree; stat() of a verity file with bad metadata succeeds (and `ls -l`
-# of 1000 uncached verity files is timed against plain files); ENABLE under
-# checkpoint=disable is refused.
+# the tree; stat() of a verity file with bad metadata succeeds, showing
+# the full size (and `ls -l` of 1000 uncached verity files is timed against
+# plain files); ENABLE under checkpoint=disable is refused.
 #
 # Each test starts on a fresh filesystem: several of them damage it on
 # purpose.  The tests of one filesystem only are registered only on it.
@@ -366,8 +366,12 @@ ls_time() {
 	echo "${r%% *}"
 }
 
-# f2fs_getattr() sets up the verity info to report the data size and
-# fails stat() when that fails.
+# f2fs keeps a verity file's full size (data and metadata) in its inode;
+# f2fs_getattr() sets up the verity info to report the data size, but a
+# setup that fails does not fail stat() (patch 11): the file shows the
+# full size of its inode, the only size known without a valid descriptor
+# (which holds the data size), in stat() and ls -l, also after the failed
+# open.
 t_stat_corrupt() {
 	need_helpers
 	need_fsverity
@@ -394,11 +398,12 @@ t_stat_corrupt() {
 	rs2=$?
 	note "descriptor magic flipped: stat: $st; ls -l: $ls; open: $o"
 	expect "stat() of the verity file with a corrupt descriptor (status)" 0 "$rs"
-	expect_one_of "st_size (the data size or the on-disk size)" "$st" 20000 "$full"
+	expect "st_size (the full size, data 20000 and metadata)" "$full" "$st"
 	expect "ls -l of it (status)" 0 "$rl"
+	expect "size ls -l shows" "$full" "$(echo "$ls" | awk '{ print $5 }')"
 	expect_one_of "open (the corruption is still caught there)" "$o" EINVAL EBADMSG
 	expect "stat() again after the failed open (status)" 0 "$rs2"
-	expect "st_size again" "$st" "$st2"
+	expect "st_size again after the failed open" "$full" "$st2"
 }
 
 # f2fs_sync_fs() returns 0 without a checkpoint under
@@ -660,7 +665,7 @@ if [ "$FS" = ext4 ]; then
 fi
 if [ "$FS" = f2fs ]; then
 	vt_test 36.04 "f2fs: GC before the first open caches no unverified data: a tampered block moved by GC reads EIO" t_gc
-	vt_test 36.05 "f2fs: stat() and ls -l of a verity file with a corrupt descriptor succeed (ls -l of $NMANY uncached files timed)" t_stat_corrupt
+	vt_test 36.05 "f2fs: stat() and ls -l of a verity file with a corrupt descriptor succeed and show its full size (ls -l of $NMANY uncached files timed)" t_stat_corrupt
 	vt_test 36.06 "f2fs: ENABLE under checkpoint=disable fails EOPNOTSUPP, file unchanged" t_cpdisable
 	vt_test 36.15 "f2fs: GC of a verity file before its first open puts none of its data pages in its page cache" t_gc_page_cache
 	vt_test 36.07 "f2fs: FADVISE_TRUNC_BIT on an enabled inode: the first open keeps the tree, the file reads and measures, fsck clean" t_truncbit
