@@ -381,6 +381,11 @@ t_stat_corrupt() {
 	mk_many "$D/verity" verity || fail "making $NMANY verity files failed"
 	tp=$(ls_time "$D/plain") && tv=$(ls_time "$D/verity") || fail "timing ls -l failed"
 	note "$(awk -v n=$NMANY -v p="$tp" -v v="$tv" 'BEGIN { printf "ls -l of %d uncached files (right after mount): plain %.0f ms, verity %.0f ms (%.1fx)", n, p / 1000, v / 1000, (p > 0 ? v / p : 0) }')"
+	# the control: intact verity files, never opened since the mount,
+	# show their data size
+	fs_remount > /dev/null || fail "remount failed"
+	expect "the sizes ls -l shows for $NMANY intact verity files right after a remount (their data size)" \
+		"5000 " "$(ls -l "$D/verity" | awk 'NR > 1 { print $5 }' | sort -u | tr '\n' ' ')"
 	f=$D/bad
 	gen 20000 66 > "$f"
 	setup_measure "$f" > /dev/null || fail "fsverity setup failed"
@@ -665,7 +670,7 @@ if [ "$FS" = ext4 ]; then
 fi
 if [ "$FS" = f2fs ]; then
 	vt_test 36.04 "f2fs: GC before the first open caches no unverified data: a tampered block moved by GC reads EIO" t_gc
-	vt_test 36.05 "f2fs: stat() and ls -l of a verity file with a corrupt descriptor succeed and show its full size (ls -l of $NMANY uncached files timed)" t_stat_corrupt
+	vt_test 36.05 "f2fs: stat() and ls -l of a verity file with a corrupt descriptor succeed and show its full size, intact ones their data size (ls -l of $NMANY uncached files timed)" t_stat_corrupt
 	vt_test 36.06 "f2fs: ENABLE under checkpoint=disable fails EOPNOTSUPP, file unchanged" t_cpdisable
 	vt_test 36.15 "f2fs: GC of a verity file before its first open puts none of its data pages in its page cache" t_gc_page_cache
 	vt_test 36.07 "f2fs: FADVISE_TRUNC_BIT on an enabled inode: the first open keeps the tree, the file reads and measures, fsck clean" t_truncbit
