@@ -789,12 +789,16 @@ sig_require() {
 	echo "$1" > "$VT_REQSIG" || { echo "cannot write $1 to $VT_REQSIG"; return 1; }
 }
 
-# sig_smime IN OUT [KEY [MD]]: sign the bytes of IN with the openssl command
-# line the way the 2018 utility signed (DER, content embedded, no
-# attributes, no certificates); KEY defaults to trusted, MD to sha256
+# sig_smime IN OUT [KEY [MD [detached]]]: sign the bytes of IN with the
+# openssl command line the way the 2018 utility signed (DER, content
+# embedded, no attributes, no certificates); KEY defaults to trusted, MD to
+# sha256; "detached" leaves the content out of the message
 sig_smime() {
+	_embed=-nodetach
+	[ "${5:-}" != detached ] || _embed=
+	# shellcheck disable=SC2086 # $_embed: one option or none
 	openssl smime -sign -binary -noattr -nocerts -outform der \
-		-md "${4:-sha256}" -nodetach -in "$1" -out "$2" \
+		-md "${4:-sha256}" $_embed -in "$1" -out "$2" \
 		-signer "$VT_KEYS/${3:-trusted}.pem" -inkey "$VT_KEYS/${3:-trusted}.key" || {
 		echo "openssl smime -sign of $1 failed" >&2
 		return 1

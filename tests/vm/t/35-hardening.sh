@@ -493,6 +493,27 @@ t_open_failed_enable() {
 	expect "contents after a remount" "$(sum_of "$W/ow.full")" "$(sum_of "$D/ow")"
 }
 
+# ENABLE changes the size stat() reports, from the full size to the data
+# size: a change of the inode, which its ctime must show (NFS and backup
+# tools compare it), on the disk too; a refused ENABLE changes nothing.
+t_enable_ctime() {
+	mk_setup ct $((3 * BS)) 359
+	gen $((3 * BS)) 360 > "$D/ctno" || fail "cannot write $D/ctno"
+	sync
+	c0=$(stat -c %Z "$D/ct")
+	n0=$(stat -c %Z "$D/ctno")
+	sleep 1		# the next ctime is at least one second later
+	expect "FS_IOC_ENABLE_VERITY" OK "$(vioctl enable "$D/ct")"
+	r=$(vioctl enable "$D/ctno")
+	[ "$r" != OK ] || fail "ENABLE of a file without metadata succeeded"
+	c1=$(stat -c %Z "$D/ct")
+	[ "$c1" -gt "$c0" ] || fail "ctime after ENABLE: $c1, before it: $c0 (the size went from $(cat "$W/ct.full") to $(fsize "$D/ct"))"
+	expect "ctime after a refused ENABLE ($r)" "$n0" "$(stat -c %Z "$D/ctno")"
+	fs_remount > /dev/null || fail "remount failed"
+	expect "ctime after a remount" "$c1" "$(stat -c %Z "$D/ct")"
+	expect "the refused file's ctime after a remount" "$n0" "$(stat -c %Z "$D/ctno")"
+}
+
 H="$FS: hardening:"
 vt_test 35.01 "$H ENABLE keeps another process's MAP_PRIVATE copy-on-write page, remaps the others verified (a block changed on the disk after ENABLE: SIGBUS)" t_cow
 vt_test 35.02 "$H a first open failing on a footer that points into the data leaves no data page cached (the trace shows a plain file's pages, the control)" t_failed_open_cache
@@ -506,3 +527,4 @@ vt_test 35.09 "$H a level-0 tree page whose sectors fail (dm error target): its 
 vt_test 35.10 "$H a first open whose descriptor page before the footer's fails (dm error target): EIO; opens, reads and measures once it works" t_desc_read_fault
 vt_test 35.11 "$H a failed ENABLE keeps another process's MAP_PRIVATE copy-on-write page past the data; the file is unchanged" t_cow_failed_enable
 vt_test 35.12 "$H an open or stat() that waited for an ENABLE whose commit failed sets up nothing: size, flags, MEASURE, contents unchanged" t_open_failed_enable
+vt_test 35.13 "$H ENABLE changes the ctime with the size, on the disk too; a refused ENABLE leaves it" t_enable_ctime

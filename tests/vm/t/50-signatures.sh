@@ -103,13 +103,19 @@ t_signed() {	# HASH
 	works $n "$m"
 }
 
+# smime_signed NAME SEED [detached]: $D/NAME, plain, of SEED's bytes; its
+# measurement in $m; its digest signed by openssl smime in $W/NAME.sig
+smime_signed() {
+	mk "$1" $SZ "$2"
+	m=$(meas_of "$1") || fail "setup of the scratch copy failed"
+	vsig digest 1 32 "$(hex_of "$m")" "$W/$1.digest" || fail "vsig digest failed"
+	sig_smime "$W/$1.digest" "$W/$1.sig" trusted sha256 "${3:-}" || fail "openssl smime failed"
+}
+
 t_openssl() {
 	sig_need
 	n=ossl
-	mk $n $SZ 52
-	m=$(meas_of $n) || fail "setup of the scratch copy failed"
-	vsig digest 1 32 "$(hex_of "$m")" "$W/$n.digest" || fail "vsig digest failed"
-	sig_smime "$W/$n.digest" "$W/$n.sig" || fail "openssl smime failed"
+	smime_signed "$n" 52
 	m2=$(setup_measure "$D/$n" --signature="$W/$n.sig") || fail "setup --signature failed"
 	expect "measurement printed by setup --signature" "$m" "$m2"
 	expect "FS_IOC_ENABLE_VERITY of a file with an openssl-made signature" OK \
@@ -127,6 +133,26 @@ t_openssl() {
 }
 
 # ------------------------------------------------------------- refused
+
+# A detached PKCS#7 signature leaves its content out of the message: the
+# kernel then verifies the signature over no content.  Of the file's
+# digest, it does not verify (EKEYREJECTED); of an empty content, it does,
+# and then signs nothing of this file: a bad signature (EBADMSG), not "no
+# verity file" (ENODATA, which the key layer answers for the missing
+# content).
+t_detached() {
+	sig_need
+	n=detach
+	smime_signed "$n" 74 detached
+	setup_measure "$D/$n" --signature="$W/$n.sig" > /dev/null || fail "setup --signature failed"
+	enable_refused "$n" "a file whose signature of its digest is detached (the content left out)" EKEYREJECTED
+	n=detach0
+	mk "$n" $SZ 75
+	: > "$W/$n.empty"
+	sig_smime "$W/$n.empty" "$W/$n.sig" trusted sha256 detached || fail "openssl smime failed"
+	setup_measure "$D/$n" --signature="$W/$n.sig" > /dev/null || fail "setup --signature failed"
+	enable_refused "$n" "a file whose detached signature signs an empty content" EBADMSG
+}
 
 t_untrusted() {
 	sig_need
@@ -444,5 +470,6 @@ vt_test 50.18 "$S signed file with a flipped data byte on disk: opens, measures,
 vt_test 50.19 "$S signature altered on disk after ENABLE: the next open (after remount) fails" t_corrupt_sig
 vt_test 50.20 "$S signature altered on disk: stat() shows the data size and leaves the signature to the open, which fails, again at the next open" t_stat_bad_sig
 vt_test 50.21 "$S signer's certificate taken out of the keyring: opens fail ENOKEY until it is back, then the file opens, reads and measures" t_sig_key_back
+vt_test 50.22 "$S detached PKCS#7 signatures: of the digest, ENABLE fails EKEYREJECTED; of an empty content, EBADMSG; file unchanged" t_detached
 vt_listing || { [ ! -e "$VT_REQSIG" ] || echo 0 > "$VT_REQSIG"; }
 exit 0
