@@ -27,7 +27,8 @@
 #
 # The points: the mark "mkfs", then every FLUSH or FUA entry after it (all of
 # them up to PCUT_MAX, 60 by default; beyond that all those between an
-# ENABLE's marks and an even sample of the others), the last entry of the
+# ENABLE's marks, or an even sample of them when they are more than
+# PCUT_MAX, and an even sample of the others), the last entry of the
 # log, and PCUT_RANDOM (12) random entries between flush points (seeded,
 # pcut.seed=N on the kernel command line; the seed is printed).  At each
 # point, on the snapshot: the filesystem mounts, and every file is, by the
@@ -193,20 +194,23 @@ pc_points() {
 	done < "$W/files" > "$W/windows"
 	awk -v mk="$mk" '$1 > mk && $2 ~ /FLUSH|FUA/ { print $1 }' "$W/list" > "$W/flushes"
 	nf=$(wc -l < "$W/flushes")
-	# inside an ENABLE first, then the others evenly until MAXF
+	# inside an ENABLE first (an even sample of them when they are more
+	# than MAXF), then the others evenly until MAXF
 	awk -v max="$MAXF" '
 		FILENAME == ARGV[1] { e[NR] = $1; v[NR] = $2; nw = NR; next }
 		{ idx[++n] = $1; ins[n] = 0
 		  for (i = 1; i <= nw; i++) if ($1 > e[i] && $1 < v[i]) ins[n] = 1
 		  if (ins[n]) nin++ }
+		# even K N ROOM: the K-th (from 0) of N is one of ROOM spread
+		# evenly, the first included
+		function even(k, n, room) { return room > 0 && (k == 0 || int(k * room / n) != int((k - 1) * room / n)) }
 		END {
 			if (n <= max) { for (i = 1; i <= n; i++) print idx[i], "flush"; exit }
-			room = max - nin; nout = n - nin; k = 0
+			inroom = nin < max ? nin : max
+			room = max - inroom; nout = n - nin; k = 0; j = 0
 			for (i = 1; i <= n; i++) {
-				if (ins[i]) { print idx[i], "flush"; continue }
-				# the k-th of the others: kept if it is an even step
-				if (room > 0 && int(k * room / nout) != int((k + 1) * room / nout)) print idx[i], "flush"
-				k++
+				if (ins[i]) { if (even(j++, nin, inroom)) print idx[i], "flush"; continue }
+				if (even(k++, nout, room)) print idx[i], "flush"
 			}
 		}' "$W/windows" "$W/flushes" > "$W/points.f"
 	# random entries strictly between two points of the flush list
@@ -222,7 +226,17 @@ pc_points() {
 		}' > "$W/points.r"
 	{ echo "$mk mkfs"; cat "$W/points.f" "$W/points.r"; echo "$last end"; } |
 		sort -n -k1,1 -u > "$W/points"
-	note "$FS: $nf FLUSH/FUA entries after the mkfs mark (entry $mk), $(wc -l < "$W/points.f") of them checked$([ "$nf" -gt "$MAXF" ] && echo " (all inside ENABLEs, an even sample of the rest: PCUT_MAX=$MAXF)"), $(wc -l < "$W/points.r") random points (seed $SEED), the end of the log (entry $last)"
+	nin=$(awk 'FILENAME == ARGV[1] { e[NR] = $1; v[NR] = $2; nw = NR; next }
+		{ for (i = 1; i <= nw; i++) if ($1 > e[i] && $1 < v[i]) { n++; break } }
+		END { print n + 0 }' "$W/windows" "$W/flushes")
+	if [ "$nf" -le "$MAXF" ]; then
+		how="every one"
+	elif [ "$nin" -le "$MAXF" ]; then
+		how="all $nin inside ENABLEs, an even sample of the rest: PCUT_MAX=$MAXF"
+	else
+		how="an even sample of the $nin inside ENABLEs, none of the rest: PCUT_MAX=$MAXF"
+	fi
+	note "$FS: $nf FLUSH/FUA entries after the mkfs mark (entry $mk), $(wc -l < "$W/points.f") of them checked ($how), $(wc -l < "$W/points.r") random points (seed $SEED), the end of the log (entry $last)"
 }
 
 # passed MARK P: the mark exists and is at entry P or before
