@@ -14,7 +14,7 @@ PACKAGES=(
 	qemu-system-x86 busybox-static e2fsprogs f2fs-tools openssl keyutils
 	valgrind gnuplot-nox cryptsetup-bin lcov
 	gcc-multilib libc6-dev-i386
-	dmsetup
+	dmsetup procps
 )
 
 # FLAVOR=i386's guest runs i386 packages (busybox-static, e2fsprogs...),
