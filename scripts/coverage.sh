@@ -141,8 +141,8 @@ run_on_coverage() {
 	info "$what on the coverage kernel"
 	t0=$(date +%s)
 	VTEST_GCOV_DIR=$gdisks KOBJ=$COBJ "$@" >"$log" 2>&1 || suite_ok=0
-	echo $(($(cat "$COV/suite.secs" 2>/dev/null || echo 0) + $(date +%s) - t0)) >"$COV/suite.secs.new"
-	mv "$COV/suite.secs.new" "$COV/suite.secs"
+	t0=$(($(cat "$COV/suite.secs" 2>/dev/null || echo 0) + $(date +%s) - t0))
+	echo "$t0" >"$COV/suite.secs"
 }
 if [ "$step" = all ] || [ "$step" = suite ]; then
 	rm -rf "$gdisks" "$COV/suite.secs"

@@ -195,8 +195,9 @@ pc_points() {
 	awk -v mk="$mk" '$1 > mk && $2 ~ /FLUSH|FUA/ { print $1 }' "$W/list" > "$W/flushes"
 	nf=$(wc -l < "$W/flushes")
 	# inside an ENABLE first (an even sample of them when they are more
-	# than MAXF), then the others evenly until MAXF
-	awk -v max="$MAXF" '
+	# than MAXF), then the others evenly until MAXF; how many were inside
+	# goes to $W/points.nin
+	awk -v max="$MAXF" -v ninfile="$W/points.nin" '
 		FILENAME == ARGV[1] { e[NR] = $1; v[NR] = $2; nw = NR; next }
 		{ idx[++n] = $1; ins[n] = 0
 		  for (i = 1; i <= nw; i++) if ($1 > e[i] && $1 < v[i]) ins[n] = 1
@@ -205,6 +206,7 @@ pc_points() {
 		# evenly, the first included
 		function even(k, n, room) { return room > 0 && (k == 0 || int(k * room / n) != int((k - 1) * room / n)) }
 		END {
+			print nin + 0 > ninfile
 			if (n <= max) { for (i = 1; i <= n; i++) print idx[i], "flush"; exit }
 			inroom = nin < max ? nin : max
 			room = max - inroom; nout = n - nin; k = 0; j = 0
@@ -226,9 +228,7 @@ pc_points() {
 		}' > "$W/points.r"
 	{ echo "$mk mkfs"; cat "$W/points.f" "$W/points.r"; echo "$last end"; } |
 		sort -n -k1,1 -u > "$W/points"
-	nin=$(awk 'FILENAME == ARGV[1] { e[NR] = $1; v[NR] = $2; nw = NR; next }
-		{ for (i = 1; i <= nw; i++) if ($1 > e[i] && $1 < v[i]) { n++; break } }
-		END { print n + 0 }' "$W/windows" "$W/flushes")
+	nin=$(cat "$W/points.nin")
 	if [ "$nf" -le "$MAXF" ]; then
 		how="every one"
 	elif [ "$nin" -le "$MAXF" ]; then
