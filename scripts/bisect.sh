@@ -4,7 +4,8 @@
 #
 # Step k (0..N) applies the first k patches to build/bisect/linux, a
 # hard-linked copy of the pristine tree (build/linux and its kernel stay
-# untouched), and builds it from configs/test.config plus
+# untouched), and builds it from the test kernel's config
+# (configs/test.config and configs/faults.config) plus
 # configs/bisect.config: every object, compiled and archived (make's target
 # "."), and linked into vmlinux at step N and in each variant (a bzImage at
 # step 0, whose kernel make coexist boots) — a link per patch would
@@ -66,8 +67,11 @@ mapfile -t series_files < <(for p in "${patches[@]}"; do patch_files "$ROOT/patc
 tree_state_file=.bisect-tree-state
 
 
-# fragment TREE VARIANT > FILE: the config fragment of a build: test.config
-# and bisect.config, with the options VARIANT turns off replaced by "is not
+# fragment TREE VARIANT > FILE: the config fragment of a build: test.config,
+# faults.config and bisect.config (the test kernel's fragments, so that the
+# objects outside what the series touches are the test kernel's, which
+# ccache then has: with an empty ccache the pristine step compiles only
+# those), with the options VARIANT turns off replaced by "is not
 # set" lines, and without the options TREE does not define (each noted on
 # stderr as "left out: CONFIG_...").
 fragment() {
@@ -83,7 +87,7 @@ fragment() {
 	grep -rhoE '^[[:space:]]*(menu)?config[[:space:]]+[A-Za-z0-9_]+' --include='Kconfig*' "$src" |
 		awk '{ print $2 }' | sort -u >"$defined"
 	{
-		cat "$ROOT/configs/test.config" "$ROOT/configs/bisect.config" |
+		cat "$ROOT/configs/test.config" "$ROOT/configs/faults.config" "$ROOT/configs/bisect.config" |
 			if [ -n "$off" ]; then grep -vE "^CONFIG_(${off// /|})="; else cat; fi
 		for o in $off; do echo "# CONFIG_$o is not set"; done
 	} | awk '

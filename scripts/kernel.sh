@@ -19,7 +19,8 @@ set -euo pipefail
 # ('make bisect' sets all three).
 fragments=("${BASE_CONFIG:-$ROOT/configs/test.config}")
 # faults.config (fault injection, power cuts, soft lockups) serves groups
-# that the i386 kernel and make bisect's builds (BASE_CONFIG) do not run.
+# that the i386 kernel does not run; make bisect's builds name it in their
+# BASE_CONFIG.
 [ -n "${BASE_CONFIG:-}" ] || [ "$FLAVOR" = i386 ] || fragments+=("$ROOT/configs/faults.config")
 [ "$FLAVOR" = debug ] && fragments+=("$ROOT/configs/debug.config")
 [ "$FLAVOR" = i386 ] && fragments+=("$ROOT/configs/i386.config")
