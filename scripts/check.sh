@@ -1,22 +1,21 @@
 #!/usr/bin/env bash
 # The whole test run behind 'make check': the host-side tests of tools/,
-# the review checks of the series (checkpatch, kernel-doc), the harness
-# self-test, then the suite in two VMs (the fuzzer with 1500 cases per
-# filesystem, 5000 in CI); with CHECK_ALL=1 (CI sets it) also the longer
-# parts: the Debian-config build against the pristine tree's (make
-# distro-build, 6.5 min from scratch, 1 min when little changed), the
-# low-memory boot (make
-# lowmem, 1.5 min), the crash-consistency boots (make crash, 1 min), the
-# 32-bit guest (make i386: 9 min with its kernel in ccache, 21 without),
-# the core groups on the debug kernel (make debug), the suite on the
-# coverage kernel (make coverage: 10 min, its kernel mostly from ccache) and
-# make bisect, which builds every patch of the series and the config
-# variants (21 minutes in a clean clone, seconds when nothing changed) and
-# ends with the cross-kernel boots (make coexist, 1 min).  Each
-# part prints TAP lines and its own closing line; at the end come each
-# part's count ("# PART: N passed, M failed"), the suite's in the VMs
-# ("VM tests (the suite in QEMU): N passed, M failed") and last the total
-# of all parts: "N passed, M failed[, K skipped]".
+# the review checks of the series (checkpatch, kernel-doc, the step checks,
+# the test-ID list), the harness self-test, then the suite in two VMs (the
+# fuzzer with 1500 cases per filesystem, 5000 in CI).  With CHECK_ALL=1 (CI
+# sets it) the suite runs on the coverage kernel instead, and the longer
+# parts follow: the Debian-config build against the pristine tree's (make
+# distro-build), the low-memory boots (make lowmem), the core groups in the
+# other mount modes (make modes), the crash-consistency boots (make crash),
+# the 32-bit guest (make i386), the debug kernel's groups and its two-CPU
+# boot (make debug), the coverage report (make coverage) and make bisect,
+# which builds every patch of the series and the config variants and ends
+# with the cross-kernel boots (make coexist).  docs/testing.md has each
+# part's measured time.  Each part prints TAP lines and its own closing
+# line; at the end come each part's count ("# PART: N passed, M failed"),
+# the suite's in the VMs ("VM tests (the suite in QEMU): N passed, M
+# failed") and last the total of all parts: "N passed, M failed[, K
+# skipped]".
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
