@@ -124,6 +124,21 @@ finish_part() {
 }
 
 start=$(date +%s)
+# The builds of the later parts, made ahead with the CPU the earlier parts
+# leave idle (scripts/prebuild.sh): in a session of their own, stopped
+# when make check ends.
+prebuild_pid=
+stop_prebuild() {
+	[ -n "$prebuild_pid" ] || return 0
+	kill -- -"$prebuild_pid" 2>/dev/null || true
+	wait "$prebuild_pid" 2>/dev/null || true
+	prebuild_pid=
+}
+if [ "${CHECK_ALL:-0}" = 1 ]; then
+	setsid "$ROOT/scripts/prebuild.sh" >"$LOGS/prebuild.log" 2>&1 &
+	prebuild_pid=$!
+	trap stop_prebuild EXIT
+fi
 # The harness self-test mostly waits (for its hung guest) and the host
 # tests run on one core: both run beside the review parts.
 start_part harness-selftest "$ROOT/scripts/selftest.sh"
@@ -180,6 +195,13 @@ if [ "${CHECK_ALL:-0}" = 1 ]; then
 	run_part bisect "$ROOT/scripts/bisect.sh"
 fi
 
+if [ -n "$prebuild_pid" ]; then
+	# Done by now (make bisect waited for its builds), unless a part was
+	# stopped at the deadline
+	kill -0 "$prebuild_pid" 2>/dev/null && info "the builds ahead were still running: stopped"
+	stop_prebuild
+	sed 's/^/# /' "$LOGS/prebuild.log"
+fi
 info "make check took $(($(date +%s) - start)) s after the build ($(IFS=,; echo "${times[*]}" | sed 's/,/, /g'))"
 [ ${#failed_parts[@]} -eq 0 ] || info "failed: ${failed_parts[*]}"
 # The counts: per part, the VM suite's alone, then the total of every part
