@@ -52,9 +52,11 @@
 # must find it clean.
 #
 # pcut.break=digest checks file a against a wrong measurement, and
-# pcut.break=lostflush replays without the data of the writes the last
-# FLUSH before "v-a" made durable: both must make 80.02 fail (shown once;
-# see README).
+# pcut.break=lostflush replays without the data of every write from "w-a"
+# to the last FLUSH before "s-a": file a's data blocks among them, which
+# that FLUSH made durable and which nothing writes again, so every point
+# after "s-a" (the end of the log, always checked, among them) must find
+# file a wrong.  Both must make 80.02 fail (make selftest).
 . "$VT_DIR/lib.sh"
 
 W=$VT_WORK/pc		# references, the log's listing, replay state (tmpfs)
@@ -322,12 +324,13 @@ t_replay() {
 	pc_points
 	SKIP=
 	if [ "$BREAK" = lostflush ]; then
-		# the writes the last FLUSH before v-a made durable
-		va=$(markidx v-a)
-		fl=$(awk -v v="$va" '$1 < v && $2 ~ /FLUSH/ { f = $1 } END { print f }' "$W/list")
-		pf=$(awk -v f="$fl" '$1 < f && $2 ~ /FLUSH|FUA|MARK/ { p = $1 } END { print p }' "$W/list")
-		SKIP="$((pf + 1))-$fl"
-		note "BROKEN ON PURPOSE: the replay leaves out the data of entries $SKIP (up to the FLUSH before v-a, entry $va)"
+		# the writes from w-a to the last FLUSH before s-a
+		wa=$(markidx w-a)
+		sa=$(markidx s-a)
+		fl=$(awk -v s="$sa" '$1 < s && $2 ~ /FLUSH/ { f = $1 } END { print f }' "$W/list")
+		[ -n "$fl" ] && [ "$fl" -gt "$wa" ] || fail "no FLUSH between w-a (entry $wa) and s-a (entry $sa) to break"
+		SKIP="$((wa + 1))-$fl"
+		note "BROKEN ON PURPOSE: the replay leaves out the data of entries $SKIP (from w-a, entry $wa, to the last FLUSH before s-a, entry $sa)"
 	fi
 	rm -f "$W/replay.state" "$W/states" "$W/bad"
 	t0=$(date +%s)
