@@ -733,6 +733,7 @@ t_match_mtimes() {
 # that runs past its seconds fails, says so, and none of its processes
 # survives, not even one under timeout(1) in a process group of its own (as
 # boot.sh runs QEMU).
+CAPPED_SLEEP=300.0731	# seconds: the stopped command's sleep
 t_capped() {
 	local d="$TMP/capped" t0 rc=0 left
 	rm -rf "$d"
@@ -742,8 +743,10 @@ t_capped() {
 		{ echo "a command that ends in time: status $rc, output '$(cat "$d/quick")', want 3 and 'out'"; return 1; }
 	t0=$(date +%s)
 	rc=0
+	# a sleep of its own length, so that no other sleep on the machine
+	# (a monitor's "sleep 300") is taken for a survivor
 	(. "$REPO/scripts/lib.sh" && CHECK_KILL_GRACE=1 capped slow 2 \
-		sh -c "timeout 300 sleep 300 & echo \$! > '$d/pid'; wait") >"$d/slow" 2>&1 || rc=$?
+		sh -c "timeout $CAPPED_SLEEP sleep $CAPPED_SLEEP & echo \$! > '$d/pid'; wait") >"$d/slow" 2>&1 || rc=$?
 	[ "$rc" -ne 0 ] || { echo "a command past its time: status 0, want a failure"; return 1; }
 	[ $(($(date +%s) - t0)) -lt 60 ] || { echo "a command past its 2 s ran $(($(date +%s) - t0)) s"; return 1; }
 	grep -q "part slow stopped after 2 s" "$d/slow" ||
@@ -751,7 +754,8 @@ t_capped() {
 	left=$(cat "$d/pid")
 	sleep 1
 	! kill -0 "$left" 2>/dev/null || { echo "the command's timeout(1) (pid $left) survived"; return 1; }
-	! pgrep -f "sleep 300" >/dev/null || { echo "its sleep survived: $(pgrep -af 'sleep 300')"; return 1; }
+	! pgrep -fx "sleep $CAPPED_SLEEP" >/dev/null ||
+		{ echo "its sleep survived: $(pgrep -afx "sleep $CAPPED_SLEEP")"; return 1; }
 }
 
 test_tools_tests() {
