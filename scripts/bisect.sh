@@ -57,13 +57,10 @@ pristine_kernel=$BISECT/pristine.bzImage
 noglue_kernel=$BISECT/no-fs-glue.bzImage
 mkdir -p "$results" "$LOGS"
 [ -f "$BUILD/pristine.version" ] || die "no pristine tree: run 'make tree' first"
-exec 7>"$BISECT.lock"
-if ! flock -n 7; then
-	wait0=$(date +%s)
-	info "waiting for ${BISECT#"$ROOT"/}.lock: another make bisect (make check's builds ahead) is running"
-	flock 7
+wait0=$(date +%s)
+hold_lock "$BISECT.lock" "another make bisect (make check's builds ahead) is running"
+[ "$lock_waited" = 0 ] ||
 	echo "# waited $(($(date +%s) - wait0)) s for the builds of the make bisect that ran ahead (scripts/prebuild.sh)"
-fi
 # BISECT_BOOTS=0: the builds alone, not the kernel without signatures'
 # boot nor the cross-kernel boots
 boots=${BISECT_BOOTS:-1}

@@ -31,11 +31,7 @@ mkdir -p "$OBJ" "$LOGS"
 # One build of a folder at a time: make check builds the kernels of its
 # later parts ahead, at idle priority (scripts/prebuild.sh), and a part
 # that wants its kernel meanwhile waits here for that build to end.
-exec 8>"$OBJ.lock"
-if ! flock -n 8; then
-	info "waiting for ${OBJ#"$ROOT"/}.lock: another build of this folder is running"
-	flock 8
-fi
+hold_lock "$OBJ.lock" "another build of this folder is running"
 kmake() {
 	make -C "$LINUX" O="$OBJ" ARCH="$KARCH" "$@"
 }

@@ -26,6 +26,19 @@ info() {
 	printf '==> %s\n' "$*" >&2
 }
 
+# hold_lock FILE WHY: take FILE's lock (flock) for the rest of the script,
+# first waiting, and saying WHY, while another process holds it; sets
+# lock_waited to 1 when it had to wait, else 0
+hold_lock() {
+	local fd
+	exec {fd}>"$1"
+	lock_waited=0
+	flock -n "$fd" && return 0
+	lock_waited=1
+	info "waiting for ${1#"$ROOT"/}: $2"
+	flock "$fd"
+}
+
 # FLAVOR=i386 is the test kernel built for 32-bit x86 (configs/i386.config),
 # with a 32-bit initramfs, booted by qemu-system-i386 (scripts/i386.sh).
 # KARCH is the kernel's ARCH, INITRAMFS the flavor's initramfs, QEMU the
