@@ -204,6 +204,13 @@ if [ -n "$prebuild_pid" ]; then
 fi
 info "make check took $(($(date +%s) - start)) s after the build ($(IFS=,; echo "${times[*]}" | sed 's/,/, /g'))"
 [ ${#failed_parts[@]} -eq 0 ] || info "failed: ${failed_parts[*]}"
+# The failed tests again, each with the lines it printed after it, here at
+# the end where a reader of only the output's tail (CI) finds them.
+for name in "${failed_parts[@]}"; do
+	name=${name%% *}
+	[ -f "$LOGS/check-$name.log" ] || continue
+	failed_tests "$name" "$LOGS/check-$name.log"
+done
 # The counts: per part, the VM suite's alone, then the total of every part
 # (host tests, review checks, self-test, the suite and, with CHECK_ALL,
 # the other boots and builds) as the closing line.

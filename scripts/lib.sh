@@ -113,6 +113,22 @@ closing_counts() {
 		awk '{ print $1, $2, ($3 == "" ? 0 : $3) }'
 }
 
+# failed_tests PART LOG: the failed tests of a TAP log ("not ok" lines),
+# each with up to FAILED_TEST_LINES of the comment lines it printed after
+# it, "# PART: " before each; the first FAILED_TESTS_SHOWN, then how many
+# more.  make check prints them at its end, where a reader of only the
+# output's tail (CI) finds them.
+FAILED_TESTS_SHOWN=10
+FAILED_TEST_LINES=4
+failed_tests() {
+	awk -v part="$1" -v max="$FAILED_TESTS_SHOWN" -v lines="$FAILED_TEST_LINES" '
+		/^not ok / { n++; show = n <= max ? lines : 0; if (show) print "# " part ": " $0; next }
+		show > 0 && /^# / { print "# " part ":   " $0; show--; next }
+		{ show = 0 }
+		END { if (n > max) print "# " part ": " n - max " more failed test(s) in its log" }
+	' "$2"
+}
+
 # TAP output of the scripts that report tests themselves (bisect.sh,
 # distro-build.sh, crash.sh, coexist.sh): tap_report OK|FAIL|SKIP NAME
 # [DETAIL-FILE] prints one line, with DETAIL-FILE as "# " lines (NAME of a

@@ -758,6 +758,35 @@ t_capped() {
 		{ echo "its sleep survived: $(pgrep -afx "sleep $CAPPED_SLEEP")"; return 1; }
 }
 
+# scripts/lib.sh's failed_tests, which make check runs at its end for each
+# failed part: every "not ok" line with the comment lines right after it
+# (at most FAILED_TEST_LINES), nothing of the passing tests, the guests'
+# prefixed copies left out, and a count of those past FAILED_TESTS_SHOWN.
+t_failed_tests() {
+	local d="$TMP/failed-tests" max lines got want i
+	rm -rf "$d"
+	mkdir -p "$d"
+	read -r max lines < <(. "$REPO/scripts/lib.sh" && echo "$FAILED_TESTS_SHOWN $FAILED_TEST_LINES")
+	{
+		echo "ok 1 - passes"
+		echo "# a passing test's note"
+		echo "ext4| not ok 2 - the guest's copy"
+		echo "not ok 2 - fails"
+		for ((i = 1; i <= lines + 1; i++)); do echo "# why $i"; done
+		echo "ok 3 - passes"
+		echo "# not shown"
+		for ((i = 4; i < max + 5; i++)); do echo "not ok $i - fails too"; done
+	} >"$d/log"
+	got=$(. "$REPO/scripts/lib.sh" && failed_tests part "$d/log")
+	want=$({
+		echo "# part: not ok 2 - fails"
+		for ((i = 1; i <= lines; i++)); do echo "# part:   # why $i"; done
+		for ((i = 4; i < max + 3; i++)); do echo "# part: not ok $i - fails too"; done
+		echo "# part: 2 more failed test(s) in its log"
+	})
+	[ "$got" = "$want" ] || { echo "got:"; echo "$got"; echo "want:"; echo "$want"; return 1; }
+}
+
 test_tools_tests() {
 	run_test "vfuzz selftest: hashes, the model of the format, mutated copies" \
 		t_vfuzz_selftest
@@ -769,6 +798,8 @@ test_tools_tests() {
 		t_match_mtimes
 	run_test "make check: a part past CI's deadline is stopped with every process it started, and named; one in time keeps its status" \
 		t_capped
+	run_test "make check: its end lists each failed part's failed tests with the lines they printed" \
+		t_failed_tests
 }
 
 # ---------------------------------------------------------------------------

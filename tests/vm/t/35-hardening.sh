@@ -430,6 +430,7 @@ t_cow_failed_enable() {
 # checkpoint fails late, with S_VERITY set meanwhile.
 OW_DELAY_MS=3000
 OW_POLL_LIMIT=30	# seconds to wait for S_VERITY
+OW_WAIT_MIN_MS=$((OW_DELAY_MS / 2))	# a racer this long waited for ENABLE
 t_open_failed_enable() {
 	need_helpers
 	need_fsverity
@@ -475,8 +476,13 @@ t_open_failed_enable() {
 	r=$(cat "$W/ow.enable")
 	note "ENABLE with every write failing after $OW_DELAY_MS ms: $r"
 	[ "$r" != OK ] || fail "ENABLE succeeded although every write failed"
-	# the race was set up: a racer began before ENABLE's end and waited for it
-	held=$(awk -v e="$t_end" '$1 < e && $2 >= e' "$W/ow.racer")
+	# the race was set up: a racer began before ENABLE's end and waited
+	# for it.  Its end is no sign: ENABLE's end is stamped by the shell
+	# after vioctl exits, which can be later than a waiting open's own
+	# end.  Its length is: an open or stat() that does not wait takes
+	# milliseconds, one that waited for the failing commit takes seconds.
+	held=$(awk -v e="$t_end" -v min=$((OW_WAIT_MIN_MS / 10)) \
+		'$1 < e && $2 - $1 >= min' "$W/ow.racer")
 	note "racer: $(tail -n 1 "$W/ow.racer")"
 	[ -n "$held" ] || fail "no open or stat() waited for the failing ENABLE: the race was not set up ($(cat "$W/ow.racer"))"
 	expect "size after the failed ENABLE" "$full" "$(fsize "$D/ow")"
