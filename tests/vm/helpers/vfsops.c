@@ -31,13 +31,6 @@
  *                                 EOF, i_size unchanged
  *   vfsops mksock PATH            mknod(2) of a socket inode (S_IFSOCK), which
  *                                 busybox's mknod cannot make
- *   vfsops fsync FILE             fsync(2) through an O_RDONLY fd
- *   vfsops shutdown PATH nosync   F2FS_IOC_SHUTDOWN with
- *                                 F2FS_GOING_DOWN_NOSYNC on an O_RDONLY fd
- *                                 of PATH: the filesystem stops with no
- *                                 checkpoint, as after a power cut (its
- *                                 last fsyncs are what the next mount
- *                                 rolls forward)
  *   vfsops shortwrite FILE OFF LEN GOOD
  *                                 pwrite of LEN bytes at OFF from a buffer
  *                                 of which only the first GOOD bytes (0x5a)
@@ -186,30 +179,6 @@ static int cmd_prealloc(const char *path, const char *len_s)
 	return 0;
 }
 
-static int cmd_fsync(const char *path)
-{
-	int fd = open_ro(path);
-
-	if (fsync(fd) < 0)
-		return failed("fsync", path);
-	printf("OK\n");
-	return 0;
-}
-
-static int cmd_shutdown(const char *path, const char *how)
-{
-	__u32 mode = F2FS_GOING_DOWN_NOSYNC;
-	int fd;
-
-	if (strcmp(how, "nosync"))
-		die("shutdown: unknown mode %s (nosync)", how);
-	fd = open_ro(path);
-	if (ioctl(fd, F2FS_IOC_SHUTDOWN, &mode) < 0)
-		return failed("F2FS_IOC_SHUTDOWN", path);
-	printf("OK\n");
-	return 0;
-}
-
 static int cmd_mksock(const char *path)
 {
 	if (mknod(path, S_IFSOCK | 0644, 0) < 0)
@@ -263,14 +232,10 @@ int main(int argc, char **argv)
 		return cmd_advise(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "prealloc"))
 		return cmd_prealloc(argv[2], argv[3]);
-	if (argc == 3 && !strcmp(argv[1], "fsync"))
-		return cmd_fsync(argv[2]);
-	if (argc == 4 && !strcmp(argv[1], "shutdown"))
-		return cmd_shutdown(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "mksock"))
 		return cmd_mksock(argv[2]);
 	if (argc == 6 && !strcmp(argv[1], "shortwrite"))
 		return cmd_shortwrite(argv[2], argv[3], argv[4], argv[5]);
-	die("usage: vfsops clearflags FILE MASK | gc PATH [N] | gc-range PATH DEVOFF | inode-block FILE | advise FILE | prealloc FILE LEN | fsync FILE | shutdown PATH nosync | mksock PATH | shortwrite FILE OFF LEN GOOD");
+	die("usage: vfsops clearflags FILE MASK | gc PATH [N] | gc-range PATH DEVOFF | inode-block FILE | advise FILE | prealloc FILE LEN | mksock PATH | shortwrite FILE OFF LEN GOOD");
 	return 2;
 }
