@@ -31,6 +31,17 @@
  *                                 EOF, i_size unchanged
  *   vfsops mksock PATH            mknod(2) of a socket inode (S_IFSOCK), which
  *                                 busybox's mknod cannot make
+ *   vfsops fsync FILE             fsync(2) through an O_RDONLY fd
+ *   vfsops fsync-on-advise FILE MASK SECONDS
+ *                                 open FILE O_RDONLY, wait (up to SECONDS)
+ *                                 until its i_advise has all of MASK, then
+ *                                 fsync(2) that fd
+ *   vfsops shutdown PATH nosync   F2FS_IOC_SHUTDOWN with
+ *                                 F2FS_GOING_DOWN_NOSYNC on an O_RDONLY fd
+ *                                 of PATH: the filesystem stops with no
+ *                                 checkpoint, as after a power cut (its
+ *                                 last fsyncs are what the next mount
+ *                                 rolls forward)
  *   vfsops shortwrite FILE OFF LEN GOOD
  *                                 pwrite of LEN bytes at OFF from a buffer
  *                                 of which only the first GOOD bytes (0x5a)
@@ -179,6 +190,61 @@ static int cmd_prealloc(const char *path, const char *len_s)
 	return 0;
 }
 
+/*
+ * fsync(2), through an O_RDONLY fd opened first, of a file once its
+ * i_advise (the f2fs system.advise xattr, read by path) has all of MASK,
+ * polled every POLL_US for up to SECONDS: an open while ENABLE runs would
+ * wait for it, the fd opened before it does not.
+ */
+#define POLL_US 20000
+static int cmd_fsync_on_advise(const char *path, const char *mask_s,
+			       const char *secs_s)
+{
+	unsigned long long mask = parse_u64(mask_s, "mask");
+	unsigned long long polls = parse_u64(secs_s, "seconds") * 1000000 / POLL_US;
+	int fd = open_ro(path);
+	unsigned char b = 0;
+
+	while ((b & mask) != mask) {
+		if (polls-- == 0) {
+			printf("TIMEOUT advise=0x%02x\n", b);
+			return 1;
+		}
+		if (getxattr(path, "system.advise", &b, 1) != 1)
+			return failed("getxattr(system.advise)", path);
+		if ((b & mask) != mask)
+			usleep(POLL_US);
+	}
+	if (fsync(fd) < 0)
+		return failed("fsync", path);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_fsync(const char *path)
+{
+	int fd = open_ro(path);
+
+	if (fsync(fd) < 0)
+		return failed("fsync", path);
+	printf("OK\n");
+	return 0;
+}
+
+static int cmd_shutdown(const char *path, const char *how)
+{
+	__u32 mode = F2FS_GOING_DOWN_NOSYNC;
+	int fd;
+
+	if (strcmp(how, "nosync"))
+		die("shutdown: unknown mode %s (nosync)", how);
+	fd = open_ro(path);
+	if (ioctl(fd, F2FS_IOC_SHUTDOWN, &mode) < 0)
+		return failed("F2FS_IOC_SHUTDOWN", path);
+	printf("OK\n");
+	return 0;
+}
+
 static int cmd_mksock(const char *path)
 {
 	if (mknod(path, S_IFSOCK | 0644, 0) < 0)
@@ -232,10 +298,16 @@ int main(int argc, char **argv)
 		return cmd_advise(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "prealloc"))
 		return cmd_prealloc(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "fsync"))
+		return cmd_fsync(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "fsync-on-advise"))
+		return cmd_fsync_on_advise(argv[2], argv[3], argv[4]);
+	if (argc == 4 && !strcmp(argv[1], "shutdown"))
+		return cmd_shutdown(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "mksock"))
 		return cmd_mksock(argv[2]);
 	if (argc == 6 && !strcmp(argv[1], "shortwrite"))
 		return cmd_shortwrite(argv[2], argv[3], argv[4], argv[5]);
-	die("usage: vfsops clearflags FILE MASK | gc PATH [N] | gc-range PATH DEVOFF | inode-block FILE | advise FILE | prealloc FILE LEN | mksock PATH | shortwrite FILE OFF LEN GOOD");
+	die("usage: vfsops clearflags FILE MASK | gc PATH [N] | gc-range PATH DEVOFF | inode-block FILE | advise FILE | prealloc FILE LEN | fsync FILE | fsync-on-advise FILE MASK SECONDS | shutdown PATH nosync | mksock PATH | shortwrite FILE OFF LEN GOOD");
 	return 2;
 }

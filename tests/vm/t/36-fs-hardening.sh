@@ -13,7 +13,9 @@
 # FADVISE_TRUNC_BIT on an enabled inode never lets the first open truncate
 # the tree; stat() of a verity file with bad metadata succeeds, showing
 # the full size (and `ls -l` of 1000 uncached verity files is timed against
-# plain files); ENABLE under checkpoint=disable is refused.
+# plain files); ENABLE under checkpoint=disable is refused; an inode
+# fsynced during ENABLE and rolled forward after a shutdown keeps its full
+# size.
 #
 # Each test starts on a fresh filesystem: several of them damage it on
 # purpose.  The tests of one filesystem only are registered only on it.
@@ -612,6 +614,96 @@ t_gc_page_cache() {
 	expect "measure after GC" "$m" "$(measure_of "$f")"
 }
 
+# f2fs roll-forward recovery: an fsync after the last checkpoint writes the
+# inode's node block, which the next mount replays onto the inode it reads
+# from the checkpoint (recover_inode(): i_size, i_advise and the rest).  A
+# verity file keeps its full size on disk in i_verity_full_size, which the
+# inode's writeback writes instead of i_size: recovery must set it from the
+# node it replays too, or the inode goes back to the disk with the size of
+# the checkpoint.  The node that carries the verity bit is written by an
+# fsync (any fd, read-only too) between ->set_verity() setting the bit and
+# its checkpoint; a shutdown without a checkpoint then leaves it to
+# recovery.  ENABLE's checkpoint is held up by the truncation of another
+# file, which holds the lock a checkpoint takes to block operations
+# (cp_rwsem, f2fs_lock_op()) while it reads that file's direct node block
+# (its blocks past the inode's own addresses) from a disk whose reads
+# take RF_DELAY_MS; a remount first leaves no node block cached.  The
+# checkpoint has the file at its data size (the metadata was appended
+# after it): the replayed inode must come back as a verity file whose
+# full size is the fsynced one.
+RF_SIZE=40000		# the file's data size
+RF_VICTIM=5242880	# the truncated file: 1280 blocks, one direct node block
+RF_DELAY_MS=6000	# each read of the disk once the truncation starts
+RF_WAIT=5		# seconds to wait for the verity bit
+t_recover_enable() {
+	need_helpers
+	need_fsverity
+	need_cmd vfsops
+	need_cmd dmsetup
+	need_cmd truncate
+	fh_fresh
+	fs_umount "$VT_MNT" || fail "umount failed"
+	sectors=$(dev_sectors "$VT_DEV")
+	trap 'fs_umount "$VT_MNT"; dm_remove vt-rf' EXIT
+	dm_create vt-rf "0 $sectors delay $VT_DEV 0 0 $VT_DEV 0 0" || fail "cannot map the delay target"
+	fs_mount "$DM/vt-rf" "$VT_MNT" || fail "cannot mount $DM/vt-rf"
+	mkdir -p "$D"
+	f=$D/rf
+	gen $RF_SIZE 75 > "$W/rf.ref"
+	cp "$W/rf.ref" "$f"
+	gen $RF_VICTIM 76 > "$D/victim"
+	# a remount: no node block stays cached; the victim's inode is read
+	# back (stat), its direct node block is not
+	fs_umount "$VT_MNT" || fail "umount failed"
+	fs_mount "$DM/vt-rf" "$VT_MNT" || fail "cannot mount $DM/vt-rf again"
+	stat "$D/victim" > /dev/null || fail "stat of the victim failed"
+	# From here on, nothing may make a checkpoint before the shutdown
+	m=$(setup_measure "$f") || fail "fsverity setup failed"
+	full=$(fsize "$f")
+	# ENABLE's own fsync writes the inode if setup's reads changed its
+	# atime: the fsync here does it first
+	expect "fsync before the reads are delayed" OK "$(vfsops fsync "$f")"
+	dmsetup suspend --nolockfs vt-rf &&
+		dmsetup reload vt-rf --table "0 $sectors delay $VT_DEV 0 $RF_DELAY_MS $VT_DEV 0 0" &&
+		dmsetup resume vt-rf || fail "cannot delay the reads of $DM/vt-rf"
+	(
+		t0=$(now_cs)
+		truncate -s 0 "$D/victim"
+		echo "$t0 $(now_cs)" > "$W/rf.trunc"
+	) &
+	tr=$!
+	# The fd is opened before ENABLE: an open once the file is a verity
+	# file waits for ENABLE
+	vfsops fsync-on-advise "$f" 0x40 $RF_WAIT > "$W/rf.fsync" 2>&1 &
+	fs=$!
+	sleep 0.5
+	vioctl enable "$f" > "$W/rf.enable" 2>&1 &
+	en=$!
+	wait "$fs" || true
+	expect "fsync (an fd opened before ENABLE) once FADVISE_VERITY_BIT shows" OK "$(cat "$W/rf.fsync")"
+	kill -0 "$en" 2> /dev/null ||
+		fail "precondition: ENABLE made its checkpoint before the shutdown (ENABLE: $(cat "$W/rf.enable"); the truncation: $(cat "$W/rf.trunc" 2> /dev/null))"
+	expect "F2FS_IOC_SHUTDOWN (NOSYNC) while ENABLE waits for its checkpoint" OK "$(vfsops shutdown "$VT_MNT" nosync)"
+	wait "$en" || true
+	wait "$tr" || true
+	note "ENABLE: $(cat "$W/rf.enable"); the truncation (start, end, in centiseconds): $(cat "$W/rf.trunc" 2> /dev/null)"
+	expect "ENABLE after the shutdown" EIO "$(cat "$W/rf.enable")"
+	fs_umount "$VT_MNT" || fail "umount after the shutdown failed"
+	dm_remove vt-rf || fail "cannot remove the device-mapper device"
+	trap - EXIT
+	fs_mount "$VT_DEV" "$VT_MNT" || fail "the mount that rolls the fsync forward failed"
+	expect "i_advise after recovery (the fsynced node's FADVISE_VERITY_BIT)" 0x40 "$(vfsops advise "$f")"
+	expect "size after recovery" $RF_SIZE "$(fsize "$f")"
+	expect "checksum after recovery" "$(sum_of "$W/rf.ref")" "$(sum_of "$f")"
+	expect "measure after recovery" "$m" "$(measure_of "$f")"
+	fs_remount || fail "remount failed"
+	expect "size after a remount (full size $full on disk)" $RF_SIZE "$(fsize "$f")"
+	expect "checksum after a remount" "$(sum_of "$W/rf.ref")" "$(sum_of "$f")"
+	expect "measure after a remount" "$m" "$(measure_of "$f")"
+	fs_umount "$VT_MNT" || fail "umount failed"
+	fs_check "$VT_DEV" || fail "fsck.f2fs found problems"
+}
+
 # ext4 on DAX: an emulated persistent memory device (VTEST_PMEM, from
 # memmap= on the kernel command line) mounted dax=always, where every
 # regular file is a DAX file whose reads bypass the page cache, and so
@@ -673,6 +765,7 @@ if [ "$FS" = f2fs ]; then
 	vt_test 36.05 "f2fs: stat() and ls -l of a verity file with a corrupt descriptor succeed and show its full size, intact ones their data size (ls -l of $NMANY uncached files timed)" t_stat_corrupt
 	vt_test 36.06 "f2fs: ENABLE under checkpoint=disable fails EOPNOTSUPP, file unchanged" t_cpdisable
 	vt_test 36.15 "f2fs: GC of a verity file before its first open puts none of its data pages in its page cache" t_gc_page_cache
+	vt_test 36.17 "f2fs: an fsync during ENABLE, then a shutdown before its checkpoint: roll-forward recovery keeps the full size; the file reads and measures" t_recover_enable
 	vt_test 36.07 "f2fs: FADVISE_TRUNC_BIT on an enabled inode: the first open keeps the tree, the file reads and measures, fsck clean" t_truncbit
 fi
 exit 0
