@@ -501,6 +501,17 @@ dm_block_table() {
 	echo "$((_start + _len)) $(($(dev_sectors "$VT_DEV") - _start - _len)) linear $VT_DEV $((_start + _len))"
 }
 
+# dm_switch NAME TABLE [SUSPEND-OPTION...]: $DM/NAME maps TABLE from now
+# on (suspend, load, resume; --nolockfs: without freezing the filesystem
+# on it, which would write back and checkpoint)
+dm_switch() {
+	_n=$1
+	_t=$2
+	shift 2
+	dmsetup suspend "$@" "$_n" && dmsetup load "$_n" --table "$_t" && dmsetup resume "$_n" ||
+		{ echo "dmsetup could not switch $_n to '$_t'"; return 1; }
+}
+
 # dm_remove NAME...: remove the device-mapper devices that exist
 dm_remove() {
 	for _n; do

@@ -164,11 +164,17 @@ static int cmd_inode_block(const char *path)
 	return 0;
 }
 
+/* f2fs's i_advise, read by path (the system.advise xattr): 0, or -1 */
+static int get_advise(const char *path, unsigned char *b)
+{
+	return getxattr(path, "system.advise", b, 1) == 1 ? 0 : -1;
+}
+
 static int cmd_advise(const char *path)
 {
 	unsigned char b;
 
-	if (getxattr(path, "system.advise", &b, 1) != 1)
+	if (get_advise(path, &b))
 		return failed("getxattr(system.advise)", path);
 	printf("0x%02x\n", b);
 	return 0;
@@ -191,17 +197,16 @@ static int cmd_prealloc(const char *path, const char *len_s)
 }
 
 /*
- * fsync(2), through an O_RDONLY fd opened first, of a file once its
- * i_advise (the f2fs system.advise xattr, read by path) has all of MASK,
- * polled every POLL_US for up to SECONDS: an open while ENABLE runs would
- * wait for it, the fd opened before it does not.
+ * fsync(2) of a file through an O_RDONLY fd opened first, once its
+ * i_advise has all of MASK (none: at once), polled every POLL_US for up to
+ * SECONDS: an open while ENABLE runs would wait for it, the fd opened
+ * before it does not.
  */
 #define POLL_US 20000
-static int cmd_fsync_on_advise(const char *path, const char *mask_s,
-			       const char *secs_s)
+static int fsync_on_advise(const char *path, unsigned long long mask,
+			   unsigned long long secs)
 {
-	unsigned long long mask = parse_u64(mask_s, "mask");
-	unsigned long long polls = parse_u64(secs_s, "seconds") * 1000000 / POLL_US;
+	unsigned long long polls = secs * 1000000 / POLL_US;
 	int fd = open_ro(path);
 	unsigned char b = 0;
 
@@ -210,21 +215,11 @@ static int cmd_fsync_on_advise(const char *path, const char *mask_s,
 			printf("TIMEOUT advise=0x%02x\n", b);
 			return 1;
 		}
-		if (getxattr(path, "system.advise", &b, 1) != 1)
+		if (get_advise(path, &b))
 			return failed("getxattr(system.advise)", path);
 		if ((b & mask) != mask)
 			usleep(POLL_US);
 	}
-	if (fsync(fd) < 0)
-		return failed("fsync", path);
-	printf("OK\n");
-	return 0;
-}
-
-static int cmd_fsync(const char *path)
-{
-	int fd = open_ro(path);
-
 	if (fsync(fd) < 0)
 		return failed("fsync", path);
 	printf("OK\n");
@@ -299,9 +294,10 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "prealloc"))
 		return cmd_prealloc(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "fsync"))
-		return cmd_fsync(argv[2]);
+		return fsync_on_advise(argv[2], 0, 0);
 	if (argc == 5 && !strcmp(argv[1], "fsync-on-advise"))
-		return cmd_fsync_on_advise(argv[2], argv[3], argv[4]);
+		return fsync_on_advise(argv[2], parse_u64(argv[3], "mask"),
+				       parse_u64(argv[4], "seconds"));
 	if (argc == 4 && !strcmp(argv[1], "shutdown"))
 		return cmd_shutdown(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "mksock"))

@@ -266,9 +266,7 @@ fail_block() {
 	fs_mount "$DM/vt-$1" "$VT_MNT" noatime || fail "cannot mount $DM/vt-$1"
 }
 heal_block() {
-	{ dmsetup suspend "vt-$1" &&
-		dmsetup load "vt-$1" --table "0 $(dev_sectors "$VT_DEV") linear $VT_DEV 0" &&
-		dmsetup resume "vt-$1"; } || fail "cannot map the disk back"
+	dm_switch "vt-$1" "0 $(dev_sectors "$VT_DEV") linear $VT_DEV 0" || fail "cannot map the disk back"
 }
 
 # A level-0 tree page whose sectors fail to read while the data reads
@@ -447,9 +445,8 @@ t_open_failed_enable() {
 	cp "$D/ow" "$W/ow.full"
 	full=$(fsize "$D/ow")
 	sync
-	dmsetup suspend vt-ow &&
-		dmsetup load vt-ow --table "0 $n delay $VT_DEV 0 0 $DM/vt-owerr 0 $OW_DELAY_MS" &&
-		dmsetup resume vt-ow || fail "cannot switch $DM/vt-ow to failing writes"
+	dm_switch vt-ow "0 $n delay $VT_DEV 0 0 $DM/vt-owerr 0 $OW_DELAY_MS" ||
+		fail "cannot switch $DM/vt-ow to failing writes"
 	(vioctl enable "$D/ow" > "$W/ow.enable" 2>&1; now_cs > "$W/ow.end") &
 	en=$!
 	: > "$W/ow.racer"

@@ -663,9 +663,8 @@ t_recover_enable() {
 	# ENABLE's own fsync writes the inode if setup's reads changed its
 	# atime: the fsync here does it first
 	expect "fsync before the reads are delayed" OK "$(vfsops fsync "$f")"
-	dmsetup suspend --nolockfs vt-rf &&
-		dmsetup reload vt-rf --table "0 $sectors delay $VT_DEV 0 $RF_DELAY_MS $VT_DEV 0 0" &&
-		dmsetup resume vt-rf || fail "cannot delay the reads of $DM/vt-rf"
+	dm_switch vt-rf "0 $sectors delay $VT_DEV 0 $RF_DELAY_MS $VT_DEV 0 0" --nolockfs ||
+		fail "cannot delay the reads of $DM/vt-rf"
 	(
 		t0=$(now_cs)
 		truncate -s 0 "$D/victim"
