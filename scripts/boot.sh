@@ -47,6 +47,14 @@ initrd=$INITRAMFS
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel'"
 [ -f "$initrd" ] || die "no initramfs at $initrd: run 'make initramfs'"
 command -v "$QEMU" >/dev/null || die "$QEMU is missing: run 'make deps'"
+# The suite's test module of a kernel built with kprobes (scripts/kmod.sh)
+# comes in a second archive after the initramfs
+kmod=$OBJ/vt-kmod.cpio.gz
+if [ -z "${VTEST_KERNEL:-}" ] && [ -f "$kmod" ]; then
+	initrd=$OBJ/initramfs+vt-kmod.cpio.gz
+	cat "$INITRAMFS" "$kmod" >"$initrd.tmp.$$"
+	mv "$initrd.tmp.$$" "$initrd"
+fi
 
 # A task blocked (D state) for longer than this many seconds is a hung task;
 # the guest panics on it, and on a soft lockup (where the config has the

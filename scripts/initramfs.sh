@@ -159,7 +159,7 @@ find "$BUILD/vm-helpers$suffix" -maxdepth 1 -type f -perm -u+x -exec cp {} "$roo
 	die "the helpers' build left no vioctl in $BUILD/vm-helpers$suffix"
 
 cp -a "$ROOT/tests/vm" "$root/tests"
-rm -rf "$root/tests/helpers"
+rm -rf "$root/tests/helpers" "$root/tests/kmod"
 cp "$ROOT/initramfs/init" "$root/init"
 chmod 0755 "$root/init"
 

@@ -122,3 +122,8 @@ if ! kmake -j"$JOBS" CC="$cc" "${targets[@]}" >"$LOGS/build-$tag.log" 2>&1; then
 fi
 grep -E 'warning:' "$LOGS/build-$tag.log" >&2 || true
 info "$target ready in $(($(date +%s) - start)) s in ${OBJ#"$ROOT"/}"
+# A kernel with kprobes (the debug one) gets the suite's test module
+rm -f "$OBJ/vt-kmod.cpio.gz"
+if [ "$target" = bzImage ] && grep -q '^CONFIG_KPROBES=y$' "$OBJ/.config"; then
+	KMOD_CC=$cc "$ROOT/scripts/kmod.sh"
+fi

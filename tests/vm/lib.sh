@@ -605,6 +605,54 @@ vt_disk_is_free() {
 	fi
 }
 
+# ------------------------------------------------------- the test module
+# vt_stall (tests/vm/kmod, built by scripts/kmod.sh): the boots of a kernel
+# with kprobes (the debug kernel) have it as $VT_KMOD.  It holds up one
+# call of a kernel function for one inode, to open a race window on
+# purpose.
+
+VT_KMOD=/lib/vt/vt_stall.ko
+VT_KMOD_PARAMS=/sys/module/vt_stall/parameters
+
+# kstall_need FUNC: in a test: skip without the module, else have it
+# loaded on FUNC (reloaded if it probes another function)
+kstall_need() {
+	[ -f "$VT_KMOD" ] ||
+		skip "no test module: only the debug kernel, built with kprobes, has it"
+	if [ -d "$VT_KMOD_PARAMS" ] && [ "$(cat "$VT_KMOD_PARAMS/func")" != "$1" ]; then
+		rmmod vt_stall || fail "rmmod vt_stall failed"
+	fi
+	[ -d "$VT_KMOD_PARAMS" ] || insmod "$VT_KMOD" func="$1" ||
+		fail "insmod $VT_KMOD func=$1 failed"
+}
+
+# kstall_id FILE: FILE's inode as the module names it, "DEV INO" (st_dev,
+# st_ino).  Taken before the inode is evicted on purpose: on f2fs, stat()
+# of a verity file sets it up, as the call to be held up may
+kstall_id() {
+	stat -c '%d %i' "$1"
+}
+
+# kstall_arm DEV INO MS: hold up the next call of the module's function
+# for that inode (kstall_id) for MS milliseconds
+kstall_arm() {
+	_kstall_hits0=$(cat "$VT_KMOD_PARAMS/hits") &&
+	echo "$3" > "$VT_KMOD_PARAMS/ms" &&
+	echo "$1" > "$VT_KMOD_PARAMS/dev" &&
+	echo "$2" > "$VT_KMOD_PARAMS/ino"
+}
+
+# kstall_held [SECONDS]: wait up to SECONDS (default 10) for the call
+# kstall_arm armed for to be held up; fails if it was not
+kstall_held() {
+	_t=$(( ${1:-10} * 10 ))
+	while [ "$(cat "$VT_KMOD_PARAMS/hits")" = "$_kstall_hits0" ] && [ "$_t" -gt 0 ]; do
+		sleep 0.1
+		_t=$((_t - 1))
+	done
+	[ "$(cat "$VT_KMOD_PARAMS/hits")" != "$_kstall_hits0" ]
+}
+
 # -------------------------------------------------------------------- IMA
 
 IMA_SECFS=/sys/kernel/security

@@ -334,6 +334,36 @@ t_race_first_open() {
 	done
 }
 
+# The same race, made to fail where the test module is (the debug kernel):
+# the first open is held up in fsverity_drop_page_cache(), the step of the
+# setup between parsing the metadata and publishing the info with the data
+# size, while another open reads the footer, past the data size: the held
+# setup has just read it into the page cache, so that read needs no lock.
+# That open must find no info yet (and wait for the first one) or the info
+# with the data size, never the info with the full size: a setup that
+# published the info before lowering i_size fails here.  f2fs only: its
+# inode keeps the full size, while ext4's keeps the data size, so that on
+# ext4 a read past it has nothing to race with.
+FO_HOLD_MS=3000
+t_race_first_open_held() {
+	kstall_need fsverity_drop_page_cache
+	mk_verity fo $((5 * BS + 100)) 357
+	id=$(kstall_id "$D/fo")
+	drop_caches
+	# shellcheck disable=SC2086 # $id: DEV INO
+	kstall_arm $id $FO_HOLD_MS || fail "cannot arm the test module"
+	vioctl open "$D/fo" r > "$W/fo.first" 2>&1 &
+	first=$!
+	kstall_held || fail "precondition: the first open was not held up in fsverity_drop_page_cache()"
+	kill -0 "$first" 2> /dev/null ||
+		fail "precondition: the first open ended before the second began: $(cat "$W/fo.first")"
+	r=$(vioctl readpast "$D/fo" $(($(cat "$W/fo.full") - 1)) 1)
+	wait "$first" || true
+	expect "the first open (held up $FO_HOLD_MS ms in its setup)" OK "$(cat "$W/fo.first")"
+	expect "read of the footer's last byte by an open made while the first was held up" none "$r"
+	expect "contents" "$(sum_of "$W/fo.ref")" "$(sum_of "$D/fo")"
+}
+
 # fs.verity.require_signatures=1 refuses unsigned files at open, including
 # one whose inode (and verity info) is still in the cache.
 t_reqsig_cached() {
@@ -531,3 +561,6 @@ vt_test 35.10 "$H a first open whose descriptor page before the footer's fails (
 vt_test 35.11 "$H a failed ENABLE keeps another process's MAP_PRIVATE copy-on-write page past the data; the file is unchanged" t_cow_failed_enable
 vt_test 35.12 "$H an open or stat() that waited for an ENABLE whose commit failed sets up nothing: size, flags, MEASURE, contents unchanged" t_open_failed_enable
 vt_test 35.13 "$H ENABLE changes the ctime with the size, on the disk too; a refused ENABLE leaves it" t_enable_ctime
+if [ "$FS" = f2fs ]; then
+	vt_test 35.14 "$H an open made while the first open is held up in its setup (test module, debug kernel) never reads past the data size" t_race_first_open_held
+fi

@@ -13,7 +13,8 @@
 # FADVISE_TRUNC_BIT on an enabled inode never lets the first open truncate
 # the tree; stat() of a verity file with bad metadata succeeds, showing
 # the full size (and `ls -l` of 1000 uncached verity files is timed against
-# plain files); ENABLE under checkpoint=disable is refused; an inode
+# plain files); ENABLE under checkpoint=disable is refused, also when the
+# remount to it comes during ENABLE (held up by the test module); an inode
 # fsynced during ENABLE and rolled forward after a shutdown keeps its full
 # size.
 #
@@ -437,6 +438,55 @@ t_cpdisable() {
 	fs_check "$VT_DEV" || fail "fsck.f2fs found problems"
 }
 
+# A remount to checkpoint=disable that lands after ENABLE checked for it
+# and before ENABLE's checkpoint: f2fs_sync_fs() then returns 0 without a
+# checkpoint.  The test module holds ENABLE up in
+# f2fs_convert_inline_inode(), which ->set_verity() calls between the two,
+# while the remount runs.  ENABLE must then fail EOPNOTSUPP with the file
+# unchanged, or succeed durably: after a shutdown without a checkpoint and
+# a mount, the file is verity.
+CPR_HOLD_MS=5000
+t_cpdisable_race() {
+	need_helpers
+	need_fsverity
+	need_cmd vfsops
+	kstall_need f2fs_convert_inline_inode
+	fh_fresh
+	fh_setup cpr 40000 77
+	remember cpr
+	# shellcheck disable=SC2046 # kstall_id: DEV INO
+	kstall_arm $(kstall_id "$f") $CPR_HOLD_MS || fail "cannot arm the test module"
+	vioctl enable "$f" > "$W/cpr.enable" 2>&1 &
+	en=$!
+	kstall_held || fail "precondition: ENABLE was not held up in f2fs_convert_inline_inode()"
+	mount -o remount,checkpoint=disable "$VT_MNT" || fail "remount -o checkpoint=disable failed"
+	kill -0 "$en" 2> /dev/null ||
+		fail "precondition: ENABLE ended before the remount did: $(cat "$W/cpr.enable")"
+	wait "$en" || true
+	r=$(cat "$W/cpr.enable")
+	note "ENABLE with a remount to checkpoint=disable while it was held up: $r"
+	case $r in
+	OK)
+		expect "F2FS_IOC_SHUTDOWN (NOSYNC) after ENABLE returned 0" OK \
+			"$(vfsops shutdown "$VT_MNT" nosync)"
+		fs_umount "$VT_MNT" || fail "umount after the shutdown failed"
+		fs_mount "$VT_DEV" "$VT_MNT" || fail "mount after the shutdown failed"
+		expect "verity flag after a shutdown without a checkpoint: ENABLE returned 0, so it must be durable" \
+			verity "$(vioctl flags "$f")"
+		expect "size" 40000 "$(fsize "$f")"
+		expect "contents" "$(sum_of "$W/cpr.ref")" "$(sum_of "$f")"
+		expect "measure" "$m" "$(measure_of "$f")"
+		;;
+	EOPNOTSUPP)
+		unchanged cpr
+		mount -o remount,checkpoint=enable "$VT_MNT" || fail "remount,checkpoint=enable failed"
+		;;
+	*) fail "ENABLE with a remount to checkpoint=disable during it: expected EOPNOTSUPP, or OK and durable; got '$r'" ;;
+	esac
+	fs_umount "$VT_MNT" || fail "umount failed"
+	fs_check "$VT_DEV" || fail "fsck.f2fs found problems"
+}
+
 # The readahead code samples i_size before it takes the invalidate_lock,
 # which ENABLE holds while the filesystem lowers i_size to the data size: a
 # read that begins during ENABLE adds the pages up to the old size, the
@@ -765,6 +815,7 @@ if [ "$FS" = f2fs ]; then
 	vt_test 36.06 "f2fs: ENABLE under checkpoint=disable fails EOPNOTSUPP, file unchanged" t_cpdisable
 	vt_test 36.15 "f2fs: GC of a verity file before its first open puts none of its data pages in its page cache" t_gc_page_cache
 	vt_test 36.17 "f2fs: an fsync during ENABLE, then a shutdown before its checkpoint: roll-forward recovery keeps the full size; the file reads and measures" t_recover_enable
+	vt_test 36.18 "f2fs: a remount to checkpoint=disable between ENABLE's check for it and its checkpoint (ENABLE held up there by the test module): ENABLE fails EOPNOTSUPP, file unchanged, or succeeds durably" t_cpdisable_race
 	vt_test 36.07 "f2fs: FADVISE_TRUNC_BIT on an enabled inode: the first open keeps the tree, the file reads and measures, fsck clean" t_truncbit
 fi
 exit 0

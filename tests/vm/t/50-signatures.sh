@@ -409,6 +409,86 @@ t_sig_key_back() {
 		"$(vioctl open "$D/skb" r)"
 }
 
+# ------------------------------------------- a check that runs modprobe
+#
+# The key layer asks for the module of every digest algorithm a PKCS#7
+# message names and the kernel lacks: request_module() then runs modprobe as
+# a usermode helper and waits for it.  Here the message has two signers:
+# the trusted one with SHA-256, and a second one with MD5, which this kernel
+# lacks (the key layer skips that signer as unsupported after asking).  A
+# modprobe that reads the file (as it reads the modules it loads, which may
+# be verity files) must not wait for the check that waits for it: the check
+# holds no lock of the file while it runs, at ENABLE and at the first open.
+MODPROBE=/proc/sys/kernel/modprobe
+MP_WAIT=20			# seconds an ENABLE or open may take here: under the
+				# hung-task limit, which the blocked modprobe would hit
+
+# modprobe_runs CMD...: run a helper (an ENABLE or an open of $D/mp) with
+# $MODPROBE set to a script that logs each request and reads the file's
+# first block; prints the helper's word ("" if it had not returned after
+# MP_WAIT seconds), then the script's log; the modprobe path is put back
+modprobe_runs() {
+	cat > "$W/mp.modprobe" <<-EOF || return 1
+	#!/bin/sh
+	# Run by request_module() as: modprobe -q -- MODULE
+	echo "asked \$*" >> "$W/mp.log"
+	dd if="$D/mp" of=/dev/null bs=4096 count=1 2>/dev/null &&
+		echo "read the file for \$*" >> "$W/mp.log"
+	exit 1
+	EOF
+	chmod +x "$W/mp.modprobe" || return 1
+	: > "$W/mp.log"
+	_old=$(cat "$MODPROBE")
+	echo "$W/mp.modprobe" > "$MODPROBE" || return 1
+	_r=$(timeout "$MP_WAIT" "$@" 2>&1 | head -n 1)
+	echo "$_old" > "$MODPROBE"
+	echo "$_r"
+	cat "$W/mp.log"
+}
+
+t_modprobe_reads_file() {
+	[ -e "$MODPROBE" ] ||
+		skip "kernel without CONFIG_MODULES: request_module() runs no modprobe"
+	grep -q '^name *: md5$' /proc/crypto &&
+		fail "this kernel has MD5: the test needs a digest algorithm the kernel lacks"
+	sig_need
+	mk mp $SZ 76
+	m=$(meas_of mp) || fail "setup of the scratch copy failed"
+	vsig digest 1 32 "$(hex_of "$m")" "$W/mp.digest" || fail "vsig digest failed"
+	openssl cms -sign -binary -noattr -nocerts -outform der -md sha256 -nodetach \
+		-in "$W/mp.digest" -out "$W/mp.sig1" \
+		-signer "$VT_KEYS/trusted.pem" -inkey "$VT_KEYS/trusted.key" ||
+		fail "openssl cms -sign failed"
+	openssl cms -resign -binary -noattr -nocerts -inform der -outform der -md md5 \
+		-in "$W/mp.sig1" -out "$W/mp.sig" \
+		-signer "$VT_KEYS/untrusted.pem" -inkey "$VT_KEYS/untrusted.key" ||
+		fail "openssl cms -resign (the MD5 signer) failed"
+	setup_measure "$D/mp" --signature="$W/mp.sig" > /dev/null || fail "setup --signature failed"
+	# Nothing of the file cached: modprobe's read goes to the disk
+	drop_caches
+	out=$(modprobe_runs vioctl enable "$D/mp")
+	echo "ENABLE, then modprobe's log: $out"
+	r=$(echo "$out" | head -n 1)
+	[ -n "$r" ] || fail "ENABLE had not returned after $MP_WAIT s: it waited for a modprobe that waited for the file"
+	echo "$out" | grep -q '^asked .*crypto-md5' ||
+		fail "the check ran no modprobe for MD5: the race was not set up"
+	echo "$out" | grep -q '^read the file for .*crypto-md5' ||
+		fail "modprobe could not read the file during the check"
+	expect "FS_IOC_ENABLE_VERITY of a file signed with SHA-256 and with MD5" OK "$r"
+	expect "verity flag" verity "$(vioctl flags "$D/mp")"
+	# The next inode of the file checks the signature again, at its first open
+	fs_remount || fail "remount failed"
+	out=$(modprobe_runs vioctl open "$D/mp" r)
+	echo "first open after remount, then modprobe's log: $out"
+	r=$(echo "$out" | head -n 1)
+	[ -n "$r" ] || fail "the first open had not returned after $MP_WAIT s: it waited for a modprobe that waited for the file"
+	echo "$out" | grep -q '^read the file for .*crypto-md5' ||
+		fail "modprobe did not read the file during the check at the first open"
+	expect "first open after remount" OK "$r"
+	expect "contents" "$(sum_of "$W/mp.orig")" "$(sum_of "$D/mp")"
+	expect "FS_IOC_MEASURE_VERITY" "$m" "$(vioctl measure "$D/mp")"
+}
+
 # ------------------------------ a kernel without builtin signature support
 #
 # 'make bisect' boots a kernel built with CONFIG_FS_VERITY_BUILTIN_SIGNATURES=n
@@ -471,5 +551,6 @@ vt_test 50.19 "$S signature altered on disk after ENABLE: the next open (after r
 vt_test 50.20 "$S signature altered on disk: stat() shows the data size and leaves the signature to the open, which fails, again at the next open" t_stat_bad_sig
 vt_test 50.21 "$S signer's certificate taken out of the keyring: opens fail ENOKEY until it is back, then the file opens, reads and measures" t_sig_key_back
 vt_test 50.22 "$S detached PKCS#7 signatures: of the digest, ENABLE fails EKEYREJECTED; of an empty content, EBADMSG; file unchanged" t_detached
+vt_test 50.23 "$S a signature check that runs modprobe (for a signer's MD5 digest, which the kernel lacks) holds no lock of the file: a modprobe that reads it finishes, ENABLE and the first open after remount succeed" t_modprobe_reads_file
 vt_listing || { [ ! -e "$VT_REQSIG" ] || echo 0 > "$VT_REQSIG"; }
 exit 0
