@@ -426,24 +426,49 @@ MP_WAIT=20			# seconds an ENABLE or open may take here: under the
 # modprobe_runs CMD...: run a helper (an ENABLE or an open of $D/mp) with
 # $MODPROBE set to a script that logs each request and reads the file's
 # first block; prints the helper's word ("" if it had not returned after
-# MP_WAIT seconds), then the script's log; the modprobe path is put back
+# MP_WAIT seconds: it is killed, after the kernel stacks of the blocked
+# tasks are printed), then the script's log; the modprobe path is put back
 modprobe_runs() {
+	# Only the first modprobe reads: its open of the file checks the
+	# pending signature too (at the first open), which asks again
 	cat > "$W/mp.modprobe" <<-EOF || return 1
 	#!/bin/sh
 	# Run by request_module() as: modprobe -q -- MODULE
 	echo "asked \$*" >> "$W/mp.log"
+	mkdir "$W/mp.first" 2>/dev/null || exit 1
 	dd if="$D/mp" of=/dev/null bs=4096 count=1 2>/dev/null &&
 		echo "read the file for \$*" >> "$W/mp.log"
 	exit 1
 	EOF
 	chmod +x "$W/mp.modprobe" || return 1
 	: > "$W/mp.log"
+	rmdir "$W/mp.first" 2> /dev/null
 	_old=$(cat "$MODPROBE")
 	echo "$W/mp.modprobe" > "$MODPROBE" || return 1
-	_r=$(timeout "$MP_WAIT" "$@" 2>&1 | head -n 1)
+	"$@" > "$W/mp.out" 2>&1 &
+	_pid=$!
+	_t=$((MP_WAIT * 10))
+	while kill -0 "$_pid" 2> /dev/null && [ "$_t" -gt 0 ]; do
+		sleep 0.1
+		_t=$((_t - 1))
+	done
+	: > "$W/mp.stacks"
+	_word=
+	if kill -0 "$_pid" 2> /dev/null; then
+		for _p in /proc/[0-9]*; do
+			[ "$(awk '/^State:/ { print $2 }' "$_p/status" 2> /dev/null)" = D ] || continue
+			echo "blocked: $(cat "$_p/comm" 2> /dev/null) (pid ${_p#/proc/})"
+			cat "$_p/stack" 2> /dev/null
+		done > "$W/mp.stacks"
+		kill "$_pid"
+		wait "$_pid" || true
+	else
+		wait "$_pid" || true
+		_word=$(head -n 1 "$W/mp.out")
+	fi
 	echo "$_old" > "$MODPROBE"
-	echo "$_r"
-	cat "$W/mp.log"
+	echo "$_word"
+	cat "$W/mp.log" "$W/mp.stacks"
 }
 
 t_modprobe_reads_file() {
@@ -475,7 +500,8 @@ t_modprobe_reads_file() {
 	echo "$out" | grep -q '^read the file for .*crypto-md5' ||
 		fail "modprobe could not read the file during the check"
 	expect "FS_IOC_ENABLE_VERITY of a file signed with SHA-256 and with MD5" OK "$r"
-	expect "verity flag" verity "$(vioctl flags "$D/mp")"
+	set -- $(vioctl flags "$D/mp")
+	expect "verity flag" verity "${1:-}"
 	# The next inode of the file checks the signature again, at its first open
 	fs_remount || fail "remount failed"
 	out=$(modprobe_runs vioctl open "$D/mp" r)
