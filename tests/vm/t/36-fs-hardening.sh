@@ -243,49 +243,90 @@ set_inode_field /fh/vbm block[$i] 0"
 GC_SIZE=409000			# 100 data blocks, the last one partial
 GC_K=37				# the tampered data block
 
-# GC loads the inode and reads its blocks through the page cache before the
-# first open, without the verity step (the inode has no verity info yet):
-# the first open must not serve such a page.
-t_gc() {
+# gc_tampered NAME SEED: f=$D/NAME, GC_SIZE bytes, enabled, with its data
+# block GC_K changed on the device after ENABLE, in a segment that is not
+# the current one; p: that block's device offset, ref: the reference copy
+gc_tampered() {
 	need_helpers
 	need_fsverity
 	need_cmd vfsops
 	fh_fresh
-	fh_setup gc $GC_SIZE 62
-	ref=$W/gc.ref
+	fh_setup "$1" $GC_SIZE "$2"
+	ref=$W/$1.ref
 	# moves the current data segment past the file's: GC leaves the
 	# current segments alone
 	gen 4194304 63 > "$D/filler"
 	sync
-	off=$((GC_K * BS + 100))
-	t=$(raw_target "$f" $off) || fail "$t"
+	t=$(raw_target "$f" $((GC_K * BS + 100))) || fail "$t"
 	p=${t%:*}
 	expect "ENABLE" OK "$(vioctl enable "$f")"
 	rm -f "$D/filler"
 	out=$(raw_corrupt "$t") || fail "$out"
-	# From here until the read, nothing opens or stats $f (on f2fs, stat()
-	# sets up the verity info, which would change GC's path).
+}
+
+# gc_segment: garbage-collect the segment holding device offset $p
+# (F2FS_IOC_GARBAGE_COLLECT_RANGE, tried again on EAGAIN), noted; it must
+# end OK, or ENODATA when background GC emptied the segment first
+gc_segment() {
 	for i in 1 2 3 4 5; do
 		r=$(vfsops gc-range "$VT_MNT" "$p")
 		[ "$r" = EAGAIN ] || break
 	done
 	note "F2FS_IOC_GARBAGE_COLLECT_RANGE of the segment holding block $GC_K (device offset $p): $r"
-	# ENODATA: background GC emptied the segment first, which is as good
 	expect_one_of "garbage collection of the file's segment" "$r" OK ENODATA
+}
+
+# gc_moved_reads_eio: block GC_K moved, and it reads EIO, the others right
+gc_moved_reads_eio() {
 	got=$(rdtest range "$f" $((GC_K * BS)) $BS "$ref")
-	p2=$(physoff "$f" $off) || fail "physoff after the read failed"
+	p2=$(physoff "$f" $((GC_K * BS + 100))) || fail "physoff after the read failed"
 	[ "$p2" != "$p" ] ||
 		fail "precondition: GC did not move block $GC_K (device offset still $p)"
 	note "GC moved block $GC_K from device offset $p to $p2"
-	expect "first read of the tampered block $GC_K, after GC, before any other open" \
-		"bytes=0 end=EIO data=ok" "$got"
+	expect "first read of the tampered block $GC_K after GC" "bytes=0 end=EIO data=ok" "$got"
 	expect "pread of every block" \
 		"blocks=100 ok=99 eio=1 mismatch=0 other=0 bad=$GC_K eof=0" \
 		"$(rdtest blocks "$f" "$ref")"
+}
+
+# GC loads the inode and reads its blocks through the page cache before the
+# first open, without the verity step (the inode has no verity info yet):
+# the first open must not serve such a page.
+t_gc() {
+	gc_tampered gc 62
+	# From here until the read, nothing opens or stats $f (on f2fs, stat()
+	# sets up the verity info, which would change GC's path).
+	gc_segment
+	gc_moved_reads_eio
 	drop_caches
 	expect "pread of every block after drop_caches" \
 		"blocks=100 ok=99 eio=1 mismatch=0 other=0 bad=$GC_K eof=0" \
 		"$(rdtest blocks "$f" "$ref")"
+}
+
+# The same GC, during the first open's setup: the test module holds the
+# open up in fsverity_set_info(), after the setup dropped the page cache
+# and before it publishes the info, while GC moves the tampered block.  A
+# GC that read the block into the file's page cache then (the inode has no
+# info yet, so nothing verifies it) would leave it there, up to date, once
+# the info is published: the read must still fail EIO.
+GCS_HOLD_MS=4000
+t_gc_during_setup() {
+	kstall_need fsverity_set_info
+	gc_tampered gcs 64
+	id=$(kstall_id "$f")
+	drop_caches
+	# shellcheck disable=SC2086 # $id: DEV INO
+	kstall_arm $id $GCS_HOLD_MS || fail "cannot arm the test module"
+	vioctl open "$f" r > "$W/gcs.open" 2>&1 &
+	op=$!
+	kstall_held || fail "precondition: the first open was not held up in fsverity_set_info()"
+	gc_segment
+	kill -0 "$op" 2> /dev/null ||
+		fail "precondition: the first open ended before GC did: $(cat "$W/gcs.open")"
+	wait "$op" || true
+	expect "the first open (held up $GCS_HOLD_MS ms before publishing the info)" OK "$(cat "$W/gcs.open")"
+	gc_moved_reads_eio
 }
 
 # finish_preallocate_blocks() runs after fsverity_file_open() and,
@@ -815,6 +856,7 @@ if [ "$FS" = f2fs ]; then
 	vt_test 36.06 "f2fs: ENABLE under checkpoint=disable fails EOPNOTSUPP, file unchanged" t_cpdisable
 	vt_test 36.15 "f2fs: GC of a verity file before its first open puts none of its data pages in its page cache" t_gc_page_cache
 	vt_test 36.17 "f2fs: an fsync during ENABLE, then a shutdown before its checkpoint: roll-forward recovery keeps the full size; the file reads and measures" t_recover_enable
+	vt_test 36.19 "f2fs: GC during the first open's setup (held up by the test module before it publishes the info) caches no unverified data: the tampered block moved by GC reads EIO" t_gc_during_setup
 	vt_test 36.18 "f2fs: a remount to checkpoint=disable between ENABLE's check for it and its checkpoint (ENABLE held up there by the test module): ENABLE fails EOPNOTSUPP, file unchanged, or succeeds durably" t_cpdisable_race
 	vt_test 36.07 "f2fs: FADVISE_TRUNC_BIT on an enabled inode: the first open keeps the tree, the file reads and measures, fsck clean" t_truncbit
 fi
