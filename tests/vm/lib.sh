@@ -653,6 +653,21 @@ kstall_held() {
 	[ "$(cat "$VT_KMOD_PARAMS/hits")" != "$_kstall_hits0" ]
 }
 
+# kstall_first_open FILE MS OUT: evict FILE's inode (drop_caches), then
+# open FILE read-only in the background (vioctl's word in OUT), its next
+# call of the module's function held up MS milliseconds; sets kstall_pid;
+# fails unless the open was held up
+kstall_first_open() {
+	_id=$(kstall_id "$1")
+	drop_caches
+	# shellcheck disable=SC2086 # $_id: DEV INO
+	kstall_arm $_id "$2" || fail "cannot arm the test module"
+	vioctl open "$1" r > "$3" 2>&1 &
+	kstall_pid=$!
+	kstall_held ||
+		fail "precondition: the first open of $1 was not held up in $(cat "$VT_KMOD_PARAMS/func")()"
+}
+
 # -------------------------------------------------------------------- IMA
 
 IMA_SECFS=/sys/kernel/security

@@ -348,13 +348,8 @@ FO_HOLD_MS=3000
 t_race_first_open_held() {
 	kstall_need fsverity_drop_page_cache
 	mk_verity fo $((5 * BS + 100)) 357
-	id=$(kstall_id "$D/fo")
-	drop_caches
-	# shellcheck disable=SC2086 # $id: DEV INO
-	kstall_arm $id $FO_HOLD_MS || fail "cannot arm the test module"
-	vioctl open "$D/fo" r > "$W/fo.first" 2>&1 &
-	first=$!
-	kstall_held || fail "precondition: the first open was not held up in fsverity_drop_page_cache()"
+	kstall_first_open "$D/fo" $FO_HOLD_MS "$W/fo.first"
+	first=$kstall_pid
 	kill -0 "$first" 2> /dev/null ||
 		fail "precondition: the first open ended before the second began: $(cat "$W/fo.first")"
 	r=$(vioctl readpast "$D/fo" $(($(cat "$W/fo.full") - 1)) 1)

@@ -314,13 +314,8 @@ GCS_HOLD_MS=4000
 t_gc_during_setup() {
 	kstall_need fsverity_set_info
 	gc_tampered gcs 64
-	id=$(kstall_id "$f")
-	drop_caches
-	# shellcheck disable=SC2086 # $id: DEV INO
-	kstall_arm $id $GCS_HOLD_MS || fail "cannot arm the test module"
-	vioctl open "$f" r > "$W/gcs.open" 2>&1 &
-	op=$!
-	kstall_held || fail "precondition: the first open was not held up in fsverity_set_info()"
+	kstall_first_open "$f" $GCS_HOLD_MS "$W/gcs.open"
+	op=$kstall_pid
 	gc_segment
 	kill -0 "$op" 2> /dev/null ||
 		fail "precondition: the first open ended before GC did: $(cat "$W/gcs.open")"
