@@ -30,7 +30,10 @@
 # of the printk:console trace event records for each "FAULT_INJECTION"
 # message: the fault attributes are verbose=1, one line in the kernel log
 # each and no stack there, where t/99-kernel-log.sh rejects any "Call
-# Trace").  Filesystem errors in the kernel log during the runs (ext4
+# Trace"); it fails unless fs-verity's own allocations of the operation
+# (SITES_SALTED, SITES_SIGNED) are among those sites, so that a fault
+# injection that stops reaching fs-verity shows.  Filesystem errors in the
+# kernel log during the runs (ext4
 # errors, an aborted journal, f2fs errors) are noted as "FILESYSTEM ERROR".
 # About 30 s per filesystem under TCG (17-block files); the time limit
 # leaves room for a slow host.
@@ -126,12 +129,15 @@ mk_enabled() {
 	expect "ENABLE of $D/$1" OK "$(vioctl enable "$D/$1")"
 }
 
-# vfail_run LABEL WHAT ARGS...: run vfail (its -l LABEL: FS.LABEL) with
-# the faults set up; notes its figures as WHAT, fails with its FAIL lines
+# vfail_run LABEL WHAT SITES ARGS...: run vfail (its -l LABEL: FS.LABEL)
+# with the faults set up; notes its figures as WHAT, fails with its FAIL
+# lines, and unless each fs-verity function of SITES (its own allocations)
+# is among the failed call sites
 vfail_run() {
 	_label=$FS.$1
 	_what=$2
-	shift 2
+	_want=$3
+	shift 3
 	fi_on
 	_t0=$(date +%s)
 	vfail -n "$MAXN" -l "$_label" "$@" > "$W/vfail.out" 2> "$W/vfail.err"
@@ -172,25 +178,44 @@ vfail_run() {
 		note "$_what: $_kother other kernel log lines of ext4, f2fs or fs-verity, the first: $(sed -n 's/^klogv [^:]*: //p' "$W/vfail.out")"
 	[ "$_rc" = 0 ] || fail "$_what: $(grep -c '^FAIL' "$W/vfail.out") wrong end states (status $_rc); the first: $(grep -m1 '^FAIL' "$W/vfail.out")"
 	[ "$_pts" -gt 0 ] || fail "$_what: no injection point at all: the faults are not injected"
+	_missed=
+	for _s in $_want; do
+		case "$_names " in *" $_s "*) ;; *) _missed="$_missed $_s" ;; esac
+	done
+	[ -z "$_missed" ] ||
+		fail "$_what: no fault was injected at fs-verity's own call sites$_missed (failed call sites:$_names)"
+}
+
+# The fs-verity functions whose own allocations each operation must have
+# failed at: the info and the metadata buffer (fsverity_create_info()), then
+# the hash state after the salt (salted files) or the copy of the signature
+# (signed ones)
+SITES_SALTED="fsverity_create_info fsverity_prepare_hash_state"
+SITES_SIGNED="fsverity_create_info fsverity_check_signature"
+
+sites_of() {	# [signed]: the sites of a salted or a signed file
+	if [ -n "${1:-}" ]; then echo "$SITES_SIGNED"; else echo "$SITES_SALTED"; fi
 }
 
 t_enable() {
 	_n=en${1:+-$1}
 	mk "$_n" "${1:-}"
-	vfail_run "enable${1:+.$1}" "ENABLE${1:+ $1}" enable "$W/$_n.setup" "$W/$_n.ref" "$(cat "$W/$_n.meas")" "$D"
+	vfail_run "enable${1:+.$1}" "ENABLE${1:+ $1}" "$(sites_of "${1:-}")" \
+		enable "$W/$_n.setup" "$W/$_n.ref" "$(cat "$W/$_n.meas")" "$D"
 }
 
 t_open() {
 	_n=op${1:+-$1}
 	mk "$_n" "${1:-}"
 	mk_enabled "$_n"
-	vfail_run "open${1:+.$1}" "first open + read${1:+ $1}" open "$D/$_n" "$W/$_n.ref" "$(cat "$W/$_n.meas")"
+	vfail_run "open${1:+.$1}" "first open + read${1:+ $1}" "$(sites_of "${1:-}")" \
+		open "$D/$_n" "$W/$_n.ref" "$(cat "$W/$_n.meas")"
 }
 
 t_measure() {
 	mk me
 	mk_enabled me
-	vfail_run measure "open + MEASURE" measure "$D/me" "$(cat "$W/me.meas")"
+	vfail_run measure "open + MEASURE" "$SITES_SALTED" measure "$D/me" "$(cat "$W/me.meas")"
 }
 
 t_fsck() {
