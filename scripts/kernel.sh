@@ -123,7 +123,8 @@ fi
 grep -E 'warning:' "$LOGS/build-$tag.log" >&2 || true
 info "$target ready in $(($(date +%s) - start)) s in ${OBJ#"$ROOT"/}"
 # A kernel with kprobes (the debug one) gets the suite's test module
-rm -f "$OBJ/vt-kmod.cpio.gz"
 if [ "$target" = bzImage ] && grep -q '^CONFIG_KPROBES=y$' "$OBJ/.config"; then
 	KMOD_CC=$cc "$ROOT/scripts/kmod.sh"
+else
+	rm -f "$OBJ/vt-kmod.cpio.gz"
 fi

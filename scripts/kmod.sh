@@ -6,7 +6,8 @@
 # scripts/boot.sh appends that archive to the initramfs of the kernel's
 # boots, whose tests find the module as /lib/vt/vt_stall.ko.  The module is
 # never part of the series.  scripts/kernel.sh runs this after each build
-# of such a kernel; a warning fails it, as one in the series would.
+# of such a kernel (a build that changed nothing leaves the archive as it
+# is); a warning fails it, as one in the series would.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -16,6 +17,11 @@ archive=$OBJ/vt-kmod.cpio.gz
 log=$LOGS/build-kmod-$FLAVOR.log
 grep -q '^CONFIG_KPROBES=y$' "$OBJ/.config" ||
 	die "the kernel in ${OBJ#"$ROOT"/} has no kprobes: no test module for it"
+# Built again only when the kernel or the module's sources are newer
+if [ -f "$archive" ] && [ -z "$(find "$OBJ/arch/x86/boot/bzImage" "$src" -newer "$archive" -print -quit)" ]; then
+	info "test module up to date: ${archive#"$ROOT"/}"
+	exit 0
+fi
 rm -rf "$work" "$archive"
 mkdir -p "$work/src" "$work/root/lib/vt" "$LOGS"
 cp "$src"/*.c "$src/Kbuild" "$work/src/"
